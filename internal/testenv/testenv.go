@@ -1,0 +1,32 @@
+// Package testenv finds the servers that tests run against. Each server's address
+// comes from an environment variable; without it a test skips, unless
+// COSID_TEST_REQUIRE=1 (as in CI), where a missing server fails the run.
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// The environment variables that name the test servers.
+const (
+	Postgres = "COSID_TEST_POSTGRES" // a pgx URL: postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+	MySQL    = "COSID_TEST_MYSQL"    // a go-sql-driver DSN: root@tcp(127.0.0.1:3306)/test
+	Redis    = "COSID_TEST_REDIS"    // host:port
+	Require  = "COSID_TEST_REQUIRE"  // "1": a missing server is a failure, not a skip
+)
+
+// Server returns the address in the environment variable name, skipping t when it is
+// unset, or failing it when servers are required.
+func Server(t testing.TB, name string) string {
+	t.Helper()
+	addr := os.Getenv(name)
+	if addr != "" {
+		return addr
+	}
+	if os.Getenv(Require) == "1" {
+		t.Fatalf("%s is unset and %s=1: this test needs its server", name, Require)
+	}
+	t.Skipf("%s is unset: set it to run this test against a real server", name)
+	return ""
+}

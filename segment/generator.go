@@ -1,0 +1,210 @@
+// Package segment hands out ids from ranges reserved in a store: Generator for one
+// sequence, Periodic for a sequence that restarts every year, month or day.
+//
+// A Generator reserves a range [start, end) of its key in one atomic step of the
+// store, then hands the values out from memory, one atomic add each. Ids are unique
+// across every generator of the key, in every process, and strictly increasing
+// within one generator. The next range is reserved in the background before the
+// current one runs out, sized so that the ids at hand last BatchPolicy.Lookahead, so
+// callers almost never wait for the store.
+package segment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+var (
+	// ErrUnavailable means no id could be had: the store failed, is backing off after
+	// a failure, or did not answer within BatchPolicy.ReserveTimeout. The error also
+	// wraps the store's error where there is one.
+	ErrUnavailable = errors.New("no range available")
+	// ErrClosed means the generator was closed.
+	ErrClosed = errors.New("generator closed")
+)
+
+// Generator hands out the ids of one key of a RangeStore. It is safe for concurrent
+// use.
+type Generator struct {
+	// cur is read by every Next; it changes once a range, so it shares its cache line
+	// only with fields that never change.
+	cur atomic.Pointer[span]
+	key string
+	st  store.RangeStore
+	p   BatchPolicy
+	o   options
+
+	ctx    context.Context // canceled by Close; every reservation runs under it
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // background reservations
+
+	_ [64]byte
+
+	mu       sync.Mutex
+	spare    *span   // the next range, reserved and not yet in use
+	inflight *refill // the one reservation under way, or nil
+	closed   bool
+	failures failureState
+	lastEnd  int64 // the end of the last range the store gave: the next must not start below it
+	meter    rateMeter
+}
+
+// span is a range being handed out. used counts the ids taken: every Next writes it,
+// so it has a cache line of its own, and the fields that Next only reads share
+// another that stays valid in every core's cache.
+type span struct {
+	start int64
+	size  int64
+	// fast is how many ids Next may hand out with no check but this one: up to the
+	// prefetch point, the whole range once the prefetch started, none with a TTL.
+	fast       atomic.Int64
+	prefetchAt int64 // reserve the next range when this many ids are taken; -1: never
+	hasTTL     bool
+	expires    time.Time
+
+	used atomic.Int64
+	_    [56]byte
+}
+
+// close takes the span's remaining ids out of use and reports how many were taken.
+func (s *span) close() int64 {
+	for {
+		u := s.used.Load()
+		if u >= s.size {
+			return s.size
+		}
+		if s.used.CompareAndSwap(u, s.size) {
+			return u
+		}
+	}
+}
+
+// New returns a Generator of key in st. It starts reserving the first range in the
+// background and does no I/O itself. New refuses an invalid policy, and a store whose
+// timeout (store.Timeouter) exceeds p.ReserveTimeout: callers would give up on
+// reservations that the store could still finish.
+func New(st store.RangeStore, key string, p BatchPolicy, opts ...Option) (*Generator, error) {
+	if st == nil {
+		return nil, fmt.Errorf("segment: %w: nil store for key %q", store.ErrInvalidArgument, key)
+	}
+	if err := store.CheckKey(key); err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	p, err := p.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := st.(store.Timeouter); ok && t.Timeout() > p.ReserveTimeout {
+		return nil, fmt.Errorf("segment: %w: the store's timeout %v exceeds ReserveTimeout %v for key %q: "+
+			"raise ReserveTimeout or lower the store's timeout", store.ErrInvalidArgument, t.Timeout(), p.ReserveTimeout, key)
+	}
+	g := &Generator{key: key, st: st, p: p, o: buildOptions(opts), lastEnd: -1}
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	g.cur.Store(&span{prefetchAt: -1})
+	g.mu.Lock()
+	g.startRefillLocked(1, g.o.now())
+	g.mu.Unlock()
+	return g, nil
+}
+
+// Key returns the store key the generator reserves from.
+func (g *Generator) Key() string { return g.key }
+
+// Next returns the next id. When ids are at hand, which is nearly always, it takes
+// one atomic load and one atomic add, no lock and no allocation. Otherwise it waits
+// for the reservation under way, at most ReserveTimeout, and fails with an error
+// wrapping ErrUnavailable (and the store's error) or ErrClosed.
+func (g *Generator) Next() (int64, error) {
+	s := g.cur.Load()
+	n := s.used.Add(1) - 1
+	if n < s.fast.Load() {
+		return s.start + n, nil
+	}
+	return g.nextSlow(s, n)
+}
+
+func (g *Generator) nextSlow(s *span, n int64) (int64, error) {
+	for {
+		if v, ok := g.check(s, n); ok {
+			return v, nil
+		}
+		v, ok, err := g.advance(s, 1)
+		if ok || err != nil {
+			return v, err
+		}
+		// Another caller installed a new range first: take from it.
+		s = g.cur.Load()
+		n = s.used.Add(1) - 1
+	}
+}
+
+// check makes the checks that the hot path leaves out, and returns id n of s if it is
+// to be handed out.
+func (g *Generator) check(s *span, n int64) (int64, bool) {
+	if n >= s.size {
+		return 0, false
+	}
+	if n == s.prefetchAt {
+		g.prefetch(s)
+	}
+	if s.hasTTL && g.o.now().After(s.expires) {
+		return 0, false // the id is dropped with the rest of the range
+	}
+	return s.start + n, true
+}
+
+// NextRange returns n consecutive ids [r.Start, r.End), for bulk inserts. When the
+// range at hand holds fewer than n, its rest is skipped and the ids come from a new
+// range of at least n.
+func (g *Generator) NextRange(n int64) (store.Range, error) {
+	if n < 1 {
+		return store.Range{}, fmt.Errorf("segment %q: %w: NextRange(%d), want n ≥ 1", g.key, store.ErrInvalidArgument, n)
+	}
+	s := g.cur.Load()
+	for {
+		u := s.used.Load()
+		if u < s.size && n <= s.size-u && !(s.hasTTL && g.o.now().After(s.expires)) {
+			if !s.used.CompareAndSwap(u, u+n) {
+				continue
+			}
+			if s.prefetchAt >= u && s.prefetchAt < u+n {
+				g.prefetch(s)
+			}
+			return store.Range{Start: s.start + u, End: s.start + u + n}, nil
+		}
+		v, ok, err := g.advance(s, n)
+		if err != nil {
+			return store.Range{}, err
+		}
+		if ok {
+			return store.Range{Start: v, End: v + n}, nil
+		}
+		s = g.cur.Load()
+	}
+}
+
+// Close stops the generator's background work and waits for it; a reservation under
+// way is canceled. Later calls of Next fail with ErrClosed. Close does not close the
+// store, which may serve other generators.
+func (g *Generator) Close() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	g.cur.Load().close()
+	g.cur.Store(&span{prefetchAt: -1})
+	g.spare = nil
+	g.failures.stopRetry()
+	g.mu.Unlock()
+	g.cancel()
+	g.wg.Wait()
+	return nil
+}

@@ -1,0 +1,74 @@
+package segment
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// Option configures a Generator or a Periodic.
+type Option func(*options)
+
+type options struct {
+	now      func() time.Time
+	onFailed func(error)
+	observer Observer
+	logger   *slog.Logger
+	exec     func(task func()) // nil: a goroutine a reservation
+}
+
+func buildOptions(opts []Option) options {
+	o := options{now: time.Now, observer: nopObserver{}, logger: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// WithClock sets the clock that measures the id rate, backoff and RangeTTL (default
+// time.Now). Waits for a reservation use the runtime's timers, so tests that control
+// time use testing/synctest, which moves both.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithOnRefillFailed calls f with every failed reservation, from the goroutine that
+// made it. f must not block.
+func WithOnRefillFailed(f func(error)) Option { return func(o *options) { o.onFailed = f } }
+
+// WithLogger sets the logger for refill failures and recoveries (default
+// slog.Default()). A nil logger logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
+		}
+		o.logger = l
+	}
+}
+
+// WithExecutor runs background reservations with exec, such as a bounded pool,
+// instead of a goroutine each. A caller that needs ids before exec has started the
+// reservation runs it itself; the store's timeout, which New checks against
+// ReserveTimeout, then bounds its wait.
+func WithExecutor(exec func(task func())) Option { return func(o *options) { o.exec = exec } }
+
+// WithObserver reports a generator's events to o, for metrics.
+func WithObserver(o Observer) Option { return func(opts *options) { opts.observer = o } }
+
+// Observer receives the events of generators, for metrics. Its methods are called
+// outside the hot path, but a caller may be waiting: they must be fast and safe for
+// concurrent use.
+type Observer interface {
+	// Reserved reports a range the store gave key, and how long it took.
+	Reserved(key string, r store.Range, took time.Duration)
+	// RefillFailed reports a failed reservation of key.
+	RefillFailed(key string, err error, took time.Duration)
+	// Waited reports a caller of key that waited for a reservation, and how long.
+	Waited(key string, took time.Duration)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Reserved(string, store.Range, time.Duration) {}
+func (nopObserver) RefillFailed(string, error, time.Duration)   {}
+func (nopObserver) Waited(string, time.Duration)                {}

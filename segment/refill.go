@@ -1,0 +1,334 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// Backoff after a failed reservation: callers fail fast until the retry time, which
+// doubles from minBackoff to maxBackoff while failures go on.
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 5 * time.Second
+)
+
+// refill is one reservation. Whoever wins claim runs it: the executor, or a caller
+// that needs ids before the executor got to it.
+type refill struct {
+	size  int64 // ids to reserve
+	min   int64 // the least that serves the caller, tried when size is past the end (S5)
+	claim atomic.Bool
+	done  chan struct{} // closed when the reservation ended; err is set before
+	err   error
+}
+
+// advance installs a new range in place of s and takes need ids from it for the
+// caller, returning the first. It returns ok false when another caller replaced s
+// first. Only advance and reserve change the generator's state, under g.mu, and
+// neither holds it across I/O.
+func (g *Generator) advance(s *span, need int64) (v int64, ok bool, err error) {
+	var timer *time.Timer
+	var waitStart time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+			g.o.observer.Waited(g.key, g.o.now().Sub(waitStart))
+		}
+	}()
+	for {
+		g.mu.Lock()
+		if g.cur.Load() != s {
+			g.mu.Unlock()
+			return 0, false, nil
+		}
+		if g.closed {
+			g.mu.Unlock()
+			return 0, false, g.errClosed()
+		}
+		now := g.o.now()
+		if sp := g.takeSpareLocked(need, now); sp != nil {
+			g.installLocked(sp, need, now)
+			g.mu.Unlock()
+			return sp.start, true, nil
+		}
+		f := g.inflight
+		if f == nil {
+			if err := g.failures.check(now); err != nil {
+				g.mu.Unlock()
+				return 0, false, g.unavailable(err)
+			}
+			f = g.startRefillLocked(need, now)
+		}
+		g.mu.Unlock()
+
+		if f.claim.CompareAndSwap(false, true) {
+			g.reserve(f) // the executor has not started it: run it here
+		}
+		if timer == nil {
+			waitStart, timer = now, time.NewTimer(g.p.ReserveTimeout)
+		}
+		select {
+		case <-f.done:
+			if f.err != nil {
+				return 0, false, g.unavailable(f.err)
+			}
+		case <-timer.C:
+			return 0, false, fmt.Errorf("segment %q: %w: none within ReserveTimeout %v (the reservation goes on)",
+				g.key, ErrUnavailable, g.p.ReserveTimeout)
+		case <-g.ctx.Done():
+			return 0, false, g.errClosed()
+		}
+	}
+}
+
+// prefetch reserves the next range ahead of need; the caller that takes the id at
+// the prefetch point calls it, once a range. From then on the hot path hands out the
+// rest of the range with no check.
+func (g *Generator) prefetch(s *span) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cur.Load() == s {
+		g.startPrefetchLocked(g.o.now())
+	}
+	if !s.hasTTL {
+		s.fast.Store(s.size)
+	}
+}
+
+func (g *Generator) startPrefetchLocked(now time.Time) {
+	if g.spare == nil && g.inflight == nil && !g.closed && g.failures.check(now) == nil {
+		g.startRefillLocked(1, now)
+	}
+}
+
+// startRefillLocked starts the one reservation in flight, sized by the rate measured
+// since the previous one.
+func (g *Generator) startRefillLocked(need int64, now time.Time) *refill {
+	cur := g.cur.Load()
+	rate := g.meter.measure(now, g.meter.retired+min(cur.used.Load(), cur.size), g.p.Lookahead/growthLimit)
+	f := &refill{size: g.p.size(rate, need), min: roundUp(need, g.p.Step), done: make(chan struct{})}
+	g.inflight = f
+	if g.o.exec == nil {
+		// A new goroutine always gets to the job, so it owns it from the start and a
+		// caller never runs it in its place: the caller's wait stays bounded by
+		// ReserveTimeout whatever the store's timeout.
+		f.claim.Store(true)
+		g.wg.Go(func() { g.reserve(f) })
+		return f
+	}
+	g.o.exec(func() {
+		if f.claim.CompareAndSwap(false, true) {
+			g.reserve(f)
+		}
+	})
+	return f
+}
+
+// reserve runs f against the store and files the result: a spare range, or a failure
+// that starts the backoff. A reservation whose caller stopped waiting is kept.
+func (g *Generator) reserve(f *refill) {
+	start := g.o.now()
+	r, err := g.st.Reserve(g.ctx, g.key, f.size, g.p.InitialOffset)
+	if errors.Is(err, store.ErrExhausted) && f.size > f.min {
+		// A smaller range may still fit below math.MaxInt64.
+		f.size = f.min
+		r, err = g.st.Reserve(g.ctx, g.key, f.size, g.p.InitialOffset)
+	}
+	end := g.o.now()
+	took := end.Sub(start)
+
+	g.mu.Lock()
+	closed := g.closed
+	if err == nil {
+		err = g.checkRangeLocked(r, f.size)
+	}
+	var recovered int
+	var retryIn time.Duration
+	switch {
+	case closed:
+	case err == nil:
+		g.lastEnd = r.End
+		recovered = g.failures.recover()
+		g.spare = g.newSpan(r, end)
+	default:
+		retryIn = g.failures.fail(err, end, g.retryRefill)
+	}
+	g.inflight = nil
+	f.err = err
+	close(f.done)
+	g.mu.Unlock()
+
+	switch {
+	case closed:
+	case err == nil:
+		g.o.observer.Reserved(g.key, r, took)
+		g.o.logger.Debug("segment: reserved", "key", g.key, "range", r, "took", took)
+		if recovered > 0 {
+			g.o.logger.Info("segment: reservations work again", "key", g.key, "failures", recovered)
+		}
+	default:
+		g.o.observer.RefillFailed(g.key, err, took)
+		if g.o.onFailed != nil {
+			g.o.onFailed(err)
+		}
+		if retryIn > 0 {
+			g.o.logger.Warn("segment: reservation failed", "key", g.key, "size", f.size, "err", err, "retry_in", retryIn)
+		} else {
+			g.o.logger.Error("segment: reservation failed for good", "key", g.key, "err", err)
+		}
+	}
+}
+
+// checkRangeLocked refuses a range that would break the generator's promises, whatever
+// the store did: the wrong size, or one that does not lie above every earlier range.
+func (g *Generator) checkRangeLocked(r store.Range, size int64) error {
+	if r.Len() != size || r.Start < 0 || r.Start < g.lastEnd {
+		return fmt.Errorf("store returned %v for a reservation of %d ids; want %d ids at or above %d",
+			r, size, size, max(g.lastEnd, 0))
+	}
+	return nil
+}
+
+// retryRefill is the background retry after a failure, at the end of its backoff.
+func (g *Generator) retryRefill() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.closed && g.spare == nil && g.inflight == nil && g.failures.fatal == nil {
+		g.startRefillLocked(1, g.o.now())
+	}
+}
+
+func (g *Generator) newSpan(r store.Range, arrived time.Time) *span {
+	s := &span{start: r.Start, size: r.Len(), prefetchAt: -1}
+	if g.p.RangeTTL > 0 {
+		s.hasTTL, s.expires = true, arrived.Add(g.p.RangeTTL)
+	}
+	return s
+}
+
+// takeSpareLocked returns the spare range if it can serve need ids, and drops it
+// otherwise: too small for a NextRange, or older than RangeTTL.
+func (g *Generator) takeSpareLocked(need int64, now time.Time) *span {
+	sp := g.spare
+	g.spare = nil
+	if sp == nil || sp.size < need || (sp.hasTTL && now.After(sp.expires)) {
+		return nil
+	}
+	return sp
+}
+
+// installLocked makes sp the range in use, with its first need ids taken.
+func (g *Generator) installLocked(sp *span, need int64, now time.Time) {
+	g.meter.retired += g.cur.Load().close()
+	sp.used.Store(need)
+	sp.prefetchAt = g.p.prefetchAt(sp.size, g.meter.est)
+	fast := sp.size
+	switch {
+	case sp.hasTTL:
+		fast = 0
+	case sp.prefetchAt >= need:
+		fast = sp.prefetchAt
+	}
+	sp.fast.Store(fast)
+	g.cur.Store(sp)
+	if sp.prefetchAt >= 0 && sp.prefetchAt < need {
+		g.startPrefetchLocked(now) // the hot path will not see the prefetch point
+	}
+}
+
+func (g *Generator) unavailable(err error) error {
+	return fmt.Errorf("segment %q: %w: %w", g.key, ErrUnavailable, err)
+}
+
+func (g *Generator) errClosed() error { return fmt.Errorf("segment %q: %w", g.key, ErrClosed) }
+
+// failureState is the backoff after failed reservations.
+type failureState struct {
+	count   int   // failures in a row
+	lastErr error // the latest failure
+	fatal   error // a failure that no retry can mend: sealed, exhausted, refused
+	backoff time.Duration
+	retryAt time.Time
+	retry   *time.Timer // the background retry at retryAt
+}
+
+// check returns nil when a reservation may start now, and otherwise why not.
+func (f *failureState) check(now time.Time) error {
+	switch {
+	case f.fatal != nil:
+		return f.fatal
+	case now.Before(f.retryAt):
+		return fmt.Errorf("backing off until %v after %d failures: %w", f.retryAt.Sub(now).Round(time.Millisecond), f.count, f.lastErr)
+	}
+	return nil
+}
+
+// fail records err and schedules retry at the end of the backoff. It returns the
+// backoff, or 0 when err is for good.
+func (f *failureState) fail(err error, now time.Time, retry func()) time.Duration {
+	f.count++
+	f.lastErr = err
+	if errors.Is(err, store.ErrSealed) || errors.Is(err, store.ErrExhausted) || errors.Is(err, store.ErrInvalidArgument) {
+		f.fatal = err
+		return 0
+	}
+	f.backoff = min(max(2*f.backoff, minBackoff), maxBackoff)
+	f.retryAt = now.Add(f.backoff)
+	f.stopRetry()
+	f.retry = time.AfterFunc(f.backoff, retry)
+	return f.backoff
+}
+
+// recover resets the backoff after a success and returns the failures it ends.
+func (f *failureState) recover() int {
+	n := f.count
+	f.stopRetry()
+	*f = failureState{}
+	return n
+}
+
+func (f *failureState) stopRetry() {
+	if f.retry != nil {
+		f.retry.Stop()
+		f.retry = nil
+	}
+}
+
+// growthLimit bounds how much faster than the ids taken since the previous
+// reservation the next one may be sized: the rate is measured over windows of at
+// least Lookahead/growthLimit, so a short burst (a few ids at start-up) does not look
+// like a flood and burn a large block.
+const growthLimit = 10
+
+// rateMeter measures how fast ids are taken, over windows of at least a given length
+// that end at reservation requests.
+type rateMeter struct {
+	retired int64     // ids taken from ranges no longer in use
+	at      time.Time // the start of the current window
+	issued  int64     // ids taken by then
+	rate    float64   // ids/s over the last whole window
+	est     float64   // the latest estimate
+}
+
+// measure returns the rate of ids taken at now, when issued ids have been taken in
+// all: the rate of the last whole window, or of the current one if that is faster
+// already. Requests close together thus neither inflate nor deflate it.
+func (m *rateMeter) measure(now time.Time, issued int64, window time.Duration) float64 {
+	if m.at.IsZero() {
+		m.at, m.issued = now, issued
+		return 0
+	}
+	elapsed := now.Sub(m.at)
+	current := float64(issued-m.issued) / max(elapsed, window, time.Microsecond).Seconds()
+	if elapsed >= window {
+		m.rate, m.at, m.issued = current, now, issued
+		m.est = current
+	} else {
+		m.est = max(m.rate, current)
+	}
+	return m.est
+}

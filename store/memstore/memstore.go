@@ -1,0 +1,122 @@
+// Package memstore is an in-process store: ranges and slot leases kept in memory, for
+// tests and for applications that run as a single process. Nothing survives a restart,
+// so ids from a memstore are unique only within the process that made them.
+package memstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// ErrClosed is returned by the methods of a closed Store.
+var ErrClosed = errors.New("memstore: store is closed")
+
+// Store is an in-memory store.RangeStore. Its zero value is not usable; call New.
+type Store struct {
+	data   *data
+	closed atomic.Bool
+}
+
+// data is what Siblings share: the backend a second process would see.
+type data struct {
+	mu     sync.Mutex
+	ranges map[string]*rangeRow
+	now    func() time.Time
+}
+
+type rangeRow struct {
+	next   int64
+	sealed bool
+}
+
+// Option configures a Store.
+type Option func(*data)
+
+// WithClock sets the store clock, which judges lease expiry (default time.Now). Tests
+// pass a fake clock to move store time without waiting.
+func WithClock(now func() time.Time) Option { return func(d *data) { d.now = now } }
+
+// New returns an empty Store.
+func New(opts ...Option) *Store {
+	d := &data{ranges: map[string]*rangeRow{}, now: time.Now}
+	for _, o := range opts {
+		o(d)
+	}
+	return &Store{data: d}
+}
+
+// Sibling returns a second Store on the same data, as a second process on one backend
+// would see it. Closing one leaves the other open.
+func (s *Store) Sibling() *Store { return &Store{data: s.data} }
+
+// Reserve implements store.RangeStore.
+func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
+	if err := s.check(ctx); err != nil {
+		return store.Range{}, err
+	}
+	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+		return store.Range{}, fmt.Errorf("memstore: reserve: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	row := d.ranges[key]
+	next := initialOffset
+	if row != nil {
+		if row.sealed {
+			return store.Range{}, fmt.Errorf("memstore: reserve %q: %w", key, store.ErrSealed)
+		}
+		next = row.next
+	}
+	if !store.Fits(next, size) {
+		return store.Range{}, fmt.Errorf("memstore: reserve %d at %d of %q: %w", size, next, key, store.ErrExhausted)
+	}
+	if row == nil {
+		row = &rangeRow{}
+		d.ranges[key] = row
+	}
+	row.next = next + size
+	return store.Range{Start: next, End: next + size}, nil
+}
+
+// Seal implements store.RangeStore.
+func (s *Store) Seal(ctx context.Context, key string) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if err := store.CheckKey(key); err != nil {
+		return fmt.Errorf("memstore: seal: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if row := d.ranges[key]; row != nil {
+		row.sealed = true
+	} else {
+		d.ranges[key] = &rangeRow{sealed: true}
+	}
+	return nil
+}
+
+// Close implements store.RangeStore. Later calls of s fail with ErrClosed; its
+// siblings stay open.
+func (s *Store) Close() error {
+	s.closed.Store(true)
+	return nil
+}
+
+func (s *Store) check(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memstore: %w", err)
+	}
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Spec is one entry of a configuration's stores, as the opener of its type sees it.
+type Spec struct {
+	// Name is the entry's name, such as "db".
+	Name string
+	// Path is the entry's path in the configuration, such as "cosid.stores.db", for
+	// error messages.
+	Path string
+	// Decode decodes the entry's settings (all but its type) into v, a pointer to a
+	// struct with yaml field tags. Keys that v has no field for are errors.
+	Decode func(v any) error
+}
+
+// OpenFunc opens a store of one configuration type from its Spec. The store it
+// returns is a RangeStore, and also a SlotLeaseStore where the type supports leases.
+type OpenFunc func(ctx context.Context, spec Spec) (RangeStore, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]OpenFunc{}
+)
+
+// Register makes a store type available to configurations under the name typ, the
+// way database/sql drivers register: a store package calls it from init, and a
+// binary links the types it imports. Register panics if typ is empty, open is nil,
+// or typ is already registered.
+func Register(typ string, open OpenFunc) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if typ == "" || open == nil {
+		panic("store: Register needs a type name and an OpenFunc")
+	}
+	if _, dup := registry[typ]; dup {
+		panic(fmt.Sprintf("store: Register called twice for type %q", typ))
+	}
+	registry[typ] = open
+}
+
+// Lookup returns the OpenFunc registered for typ.
+func Lookup(typ string) (OpenFunc, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	open, ok := registry[typ]
+	return open, ok
+}
+
+// Types returns the registered type names, sorted.
+func Types() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	types := make([]string, 0, len(registry))
+	for typ := range registry {
+		types = append(types, typ)
+	}
+	slices.Sort(types)
+	return types
+}

@@ -1,0 +1,133 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+func TestCheckReserve(t *testing.T) {
+	tests := []struct {
+		name         string
+		key          string
+		size, offset int64
+		mention      string // "" for valid arguments
+	}{
+		{"Valid", "app/order", 1, 0, ""},
+		{"Key255Bytes", strings.Repeat("k", 255), 1, 0, ""},
+		{"UnicodeKey", "app/订单/2026", 100, 1, ""},
+		{"EmptyKey", "", 1, 0, "key is empty"},
+		{"Key256Bytes", strings.Repeat("k", 256), 1, 0, "256 bytes, over the limit of 255"},
+		{"KeyNotUTF8", "app/\xc3", 1, 0, "not valid UTF-8"},
+		{"SizeZero", "k", 0, 0, "size 0"},
+		{"SizeNegative", "k", -1, 0, "size -1"},
+		{"OffsetNegative", "k", 1, -7, "initialOffset -7"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := store.CheckReserve(tc.key, tc.size, tc.offset)
+			if tc.mention == "" {
+				if err != nil {
+					t.Fatalf("CheckReserve: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, store.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.mention) {
+				t.Errorf("CheckReserve = %v, want ErrInvalidArgument saying %q", err, tc.mention)
+			}
+		})
+	}
+}
+
+func TestFits(t *testing.T) {
+	tests := []struct {
+		next, size int64
+		want       bool
+	}{
+		{0, 1, true},
+		{0, math.MaxInt64, true},
+		{math.MaxInt64 - 1, 1, true},
+		{math.MaxInt64, 1, false},
+		{math.MaxInt64 - 5, 6, false},
+		{1, math.MaxInt64, false},
+		{-1, 1, false},
+	}
+	for _, tc := range tests {
+		if got := store.Fits(tc.next, tc.size); got != tc.want {
+			t.Errorf("Fits(%d, %d) = %v, want %v", tc.next, tc.size, got, tc.want)
+		}
+	}
+}
+
+func TestCheckLeaseRequest(t *testing.T) {
+	ok := store.LeaseRequest{Namespace: "app", OwnerKey: "host-1", Limit: 1024, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
+	if err := store.CheckLeaseRequest(ok); err != nil {
+		t.Fatalf("valid request: %v", err)
+	}
+	tests := []struct {
+		name    string
+		mod     func(*store.LeaseRequest)
+		mention string
+	}{
+		{"EmptyNamespace", func(r *store.LeaseRequest) { r.Namespace = "" }, "Namespace"},
+		{"LongNamespace", func(r *store.LeaseRequest) { r.Namespace = strings.Repeat("n", 101) }, "Namespace"},
+		{"EmptyOwner", func(r *store.LeaseRequest) { r.OwnerKey = "" }, "OwnerKey"},
+		{"LimitZero", func(r *store.LeaseRequest) { r.Limit = 0 }, "Limit 0"},
+		{"LimitHuge", func(r *store.LeaseRequest) { r.Limit = store.MaxSlots + 1 }, "Limit"},
+		{"ToleranceNegative", func(r *store.LeaseRequest) { r.Tolerance = -1 }, "Tolerance"},
+		{"TTLZero", func(r *store.LeaseRequest) { r.TTL = 0 }, "TTL"},
+		{"PreferredOutside", func(r *store.LeaseRequest) { r.Preferred = 1024 }, "Preferred slot 1024"},
+		{"PreferredBelowNone", func(r *store.LeaseRequest) { r.Preferred = -2 }, "Preferred slot -2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := ok
+			tc.mod(&req)
+			err := store.CheckLeaseRequest(req)
+			if !errors.Is(err, store.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.mention) {
+				t.Errorf("CheckLeaseRequest = %v, want ErrInvalidArgument naming %q", err, tc.mention)
+			}
+		})
+	}
+}
+
+func TestRegister(t *testing.T) {
+	open := func(context.Context, store.Spec) (store.RangeStore, error) { return nil, nil }
+	store.Register("test-registry", open)
+	if _, ok := store.Lookup("test-registry"); !ok {
+		t.Error("Lookup of a registered type failed")
+	}
+	if _, ok := store.Lookup("never-registered"); ok {
+		t.Error("Lookup of an unknown type succeeded")
+	}
+	if !slices.Contains(store.Types(), "test-registry") {
+		t.Errorf("Types() = %v lacks the registered type", store.Types())
+	}
+	for name, f := range map[string]func(){
+		"Duplicate": func() { store.Register("test-registry", open) },
+		"EmptyType": func() { store.Register("", open) },
+		"NilOpen":   func() { store.Register("test-nil", nil) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("Register did not panic")
+				}
+			}()
+			f()
+		})
+	}
+}
+
+func TestRange(t *testing.T) {
+	r := store.Range{Start: 5, End: 12}
+	if r.Len() != 7 || r.String() != "[5, 12)" {
+		t.Errorf("Len %d, String %q", r.Len(), r.String())
+	}
+}

@@ -1,0 +1,135 @@
+// Package storetest is the test kit every CosId store must pass, the way testing/fstest
+// checks a file system: RunRangeStore checks the range invariants S1–S6 of
+// store.RangeStore, each in a subtest named after it, under concurrency and across two
+// store instances on one backend.
+//
+// A third party's store, or a new SQL dialect, calls it from its own test:
+//
+//	func TestContract(t *testing.T) {
+//		storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore {
+//			return mystore.New(…) // every call within one test: the same backend
+//		})
+//	}
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// Sizes of the concurrency tests: enough goroutines to make a store's races likely,
+// few enough reserves that a durable SQL store passes in seconds.
+const (
+	goroutines    = 32
+	reservesEach  = 25
+	createRounds  = 5
+	instanceCount = 2
+)
+
+// RunRangeStore checks that the stores open returns keep the store.RangeStore
+// contract. open is called one or more times in every subtest; all the stores it
+// returns within one test must share one backend, as two processes would share a
+// database. Keys are unique to each run, so one backend may serve every subtest and
+// every run. RunRangeStore closes the stores it opens.
+func RunRangeStore(t *testing.T, open func(t *testing.T) store.RangeStore) {
+	t.Helper()
+	k := &kit{prefix: "tck/" + rand.Text()[:12], open: open}
+	t.Run("Arguments", k.arguments)
+	t.Run("S1_NoOverlapGrowing", k.s1NoOverlapGrowing)
+	t.Run("S1_GrowingInCompletionOrder", k.s1GrowingInCompletionOrder)
+	t.Run("S2_FirstRangeAtOffset", k.s2FirstRangeAtOffset)
+	t.Run("S2_ConcurrentCreateOnce", k.s2ConcurrentCreateOnce)
+	t.Run("S3_ReturnedRangeIsTruth", k.s3ReturnedRangeIsTruth)
+	t.Run("S4_NoDuplicates", k.s4NoDuplicates)
+	t.Run("S4_CanceledReserveLeavesNoOverlap", k.s4CanceledReserve)
+	t.Run("S5_Exhausted", k.s5Exhausted)
+	t.Run("S6_SealedNeverRecreated", k.s6SealedNeverRecreated)
+	t.Run("S6_SealDuringReserves", k.s6SealDuringReserves)
+}
+
+type kit struct {
+	prefix string
+	open   func(t *testing.T) store.RangeStore
+}
+
+// key returns a key unique to this run and subtest.
+func (k *kit) key(t *testing.T, name string) string {
+	sub := t.Name()
+	if i := strings.LastIndexByte(sub, '/'); i >= 0 {
+		sub = sub[i+1:]
+	}
+	return k.prefix + "/" + sub + "/" + name
+}
+
+// instances opens n stores on one backend and closes them when t ends.
+func (k *kit) instances(t *testing.T, n int) []store.RangeStore {
+	t.Helper()
+	stores := make([]store.RangeStore, n)
+	for i := range stores {
+		st := k.open(t)
+		if st == nil {
+			t.Fatal("open returned a nil store")
+		}
+		t.Cleanup(func() {
+			if err := st.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		stores[i] = st
+	}
+	return stores
+}
+
+func (k *kit) one(t *testing.T) store.RangeStore { return k.instances(t, 1)[0] }
+
+func mustReserve(t *testing.T, st store.RangeStore, key string, size, offset int64) store.Range {
+	t.Helper()
+	r, err := st.Reserve(t.Context(), key, size, offset)
+	if err != nil {
+		t.Fatalf("Reserve(%q, %d, %d): %v", key, size, offset, err)
+	}
+	if r.Len() != size {
+		t.Fatalf("Reserve(%q, %d, %d) = %v: holds %d values, want %d", key, size, offset, r, r.Len(), size)
+	}
+	return r
+}
+
+// checkDisjoint fails t for every two ranges that share a value.
+func checkDisjoint(t *testing.T, key string, ranges []store.Range) {
+	t.Helper()
+	sorted := slices.Clone(ranges)
+	slices.SortFunc(sorted, func(a, b store.Range) int { return cmp.Compare(a.Start, b.Start) })
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i].Start < sorted[i-1].End {
+			t.Errorf("key %q: ranges %v and %v overlap", key, sorted[i-1], sorted[i])
+		}
+	}
+}
+
+// concurrently runs f(g, st) on goroutines goroutines, spread over the stores, all
+// released at once.
+func concurrently(stores []store.RangeStore, f func(g int, st store.RangeStore)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for g := range goroutines {
+		st := stores[g%len(stores)]
+		wg.Go(func() {
+			<-start
+			f(g, st)
+		})
+	}
+	close(start)
+	wg.Wait()
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

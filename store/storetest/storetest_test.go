@@ -1,0 +1,103 @@
+package storetest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storetest"
+)
+
+// flawedStore is a RangeStore with one deliberate flaw, to show that the kit notices it.
+type flawedStore struct {
+	flaw string
+	mu   *sync.Mutex
+	next map[string]int64
+	seal map[string]bool
+}
+
+func (s *flawedStore) Reserve(ctx context.Context, key string, size, offset int64) (store.Range, error) {
+	if s.flaw != "no-validation" {
+		if err := store.CheckReserve(key, size, offset); err != nil {
+			return store.Range{}, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Range{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seal[key] && s.flaw != "forgets-seal" {
+		return store.Range{}, fmt.Errorf("%q: %w", key, store.ErrSealed)
+	}
+	next, ok := s.next[key]
+	if !ok && s.flaw != "ignores-offset" {
+		next = offset
+	}
+	if !store.Fits(next, size) && s.flaw != "wraps-around" {
+		return store.Range{}, fmt.Errorf("%q: %w", key, store.ErrExhausted)
+	}
+	step := size
+	if s.flaw == "overlaps" && size > 1 {
+		step = size - 1
+	}
+	s.next[key] = next + step
+	return store.Range{Start: next, End: next + size}, nil
+}
+
+func (s *flawedStore) Seal(_ context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seal[key] = true
+	return nil
+}
+
+func (s *flawedStore) Close() error { return nil }
+
+// TestFlawedStoreHelper runs the kit on the flawed store that COSID_TCK_FLAW names;
+// it is the body of the child processes of TestKit_FindsFlaws.
+func TestFlawedStoreHelper(t *testing.T) {
+	flaw := os.Getenv("COSID_TCK_FLAW")
+	if flaw == "" {
+		t.Skip("runs only as a child of TestKit_FindsFlaws")
+	}
+	shared := &flawedStore{flaw: flaw, mu: new(sync.Mutex), next: map[string]int64{}, seal: map[string]bool{}}
+	storetest.RunRangeStore(t, func(*testing.T) store.RangeStore { return shared })
+}
+
+// TestKit_FindsFlaws runs the kit on stores that each break one rule, in a child
+// process so that their failures do not fail this test, and checks that the subtest
+// named after the rule fails.
+func TestKit_FindsFlaws(t *testing.T) {
+	tests := []struct{ flaw, failing string }{
+		{"no-validation", "Arguments"},
+		{"overlaps", "S1_NoOverlapGrowing"},
+		{"overlaps", "S3_ReturnedRangeIsTruth"},
+		{"overlaps", "S4_NoDuplicates"},
+		{"ignores-offset", "S2_FirstRangeAtOffset"},
+		{"wraps-around", "S5_Exhausted"},
+		{"forgets-seal", "S6_SealedNeverRecreated"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.flaw+"/"+tc.failing, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestFlawedStoreHelper$", "-test.v")
+			cmd.Env = append(os.Environ(), "COSID_TCK_FLAW="+tc.flaw)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the kit passed a store that %s:\n%s", tc.flaw, out)
+			}
+			if want := "--- FAIL: TestFlawedStoreHelper/" + tc.failing; !strings.Contains(string(out), want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		})
+	}
+}

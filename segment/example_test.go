@@ -3,6 +3,7 @@ package segment_test
 import (
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store/memstore"
@@ -46,4 +47,31 @@ func ExampleGenerator_NextRange() {
 	}
 	fmt.Println(r, r.Len())
 	// Output: [1, 51) 50
+}
+
+func ExampleNewPeriodic() {
+	st := memstore.New()
+	defer st.Close()
+	shanghai := time.FixedZone("CST", 8*60*60) // or time.LoadLocation("Asia/Shanghai")
+
+	// A clock stopped at 09:30 on 27 October 2026 in Shanghai, for a stable output.
+	at := time.Date(2026, 10, 27, 9, 30, 0, 0, shanghai)
+	bills, err := segment.NewPeriodic(st, "app/bill", segment.YearMonthDay, shanghai,
+		segment.DefaultBatchPolicy(), segment.DefaultPeriodicPolicy(),
+		segment.WithClock(func() time.Time { return at }))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer bills.Close()
+
+	for range 2 {
+		id, err := bills.Next()
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(id.Period, id.Value)
+	}
+	// Output:
+	// 20261027 1
+	// 20261027 2
 }

@@ -106,11 +106,28 @@ func New(st store.RangeStore, key string, p BatchPolicy, opts ...Option) (*Gener
 	}
 	g := &Generator{key: key, st: st, p: p, o: buildOptions(opts), lastEnd: -1}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
+	g.meter.rate, g.meter.est = g.o.seedRate, g.o.seedRate
 	g.cur.Store(&span{prefetchAt: -1})
 	g.mu.Lock()
 	g.startRefillLocked(1, g.o.now())
 	g.mu.Unlock()
 	return g, nil
+}
+
+// rate returns the latest measured rate of ids taken, in ids/s.
+func (g *Generator) rate() float64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.meter.est
+}
+
+// restartRate starts a new window of the rate measurement now: a prewarmed
+// generator's idle wait for its period must not read as a slow rate.
+func (g *Generator) restartRate() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	cur := g.cur.Load()
+	g.meter.at, g.meter.issued = g.o.now(), g.meter.retired+min(cur.used.Load(), cur.size)
 }
 
 // Key returns the store key the generator reserves from.
@@ -130,11 +147,13 @@ func (g *Generator) Next() (int64, error) {
 }
 
 func (g *Generator) nextSlow(s *span, n int64) (int64, error) {
+	var w waiter
+	defer w.done(g)
 	for {
 		if v, ok := g.check(s, n); ok {
 			return v, nil
 		}
-		v, ok, err := g.advance(s, 1)
+		v, ok, err := g.advance(s, 1, &w)
 		if ok || err != nil {
 			return v, err
 		}
@@ -166,6 +185,8 @@ func (g *Generator) NextRange(n int64) (store.Range, error) {
 	if n < 1 {
 		return store.Range{}, fmt.Errorf("segment %q: %w: NextRange(%d), want n ≥ 1", g.key, store.ErrInvalidArgument, n)
 	}
+	var w waiter
+	defer w.done(g)
 	s := g.cur.Load()
 	for {
 		u := s.used.Load()
@@ -178,7 +199,7 @@ func (g *Generator) NextRange(n int64) (store.Range, error) {
 			}
 			return store.Range{Start: s.start + u, End: s.start + u + n}, nil
 		}
-		v, ok, err := g.advance(s, n)
+		v, ok, err := g.advance(s, n, &w)
 		if err != nil {
 			return store.Range{}, err
 		}

@@ -3,6 +3,7 @@ package segment_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ type testStore struct {
 }
 
 type call struct {
+	key  string
 	size int64
 	at   time.Time
 }
@@ -39,7 +41,7 @@ func newTestStore() *testStore { return &testStore{inner: memstore.New()} }
 
 func (s *testStore) Reserve(ctx context.Context, key string, size, offset int64) (store.Range, error) {
 	s.mu.Lock()
-	s.calls = append(s.calls, call{size, time.Now()})
+	s.calls = append(s.calls, call{key, size, time.Now()})
 	s.active++
 	s.maxActive = max(s.maxActive, s.active)
 	delay, gate, started := s.delay, s.gate, s.started
@@ -105,6 +107,24 @@ func (s *testStore) sizes() []int64 {
 		sizes[i] = c.size
 	}
 	return sizes
+}
+
+func (s *testStore) snapshot() []call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+func (s *testStore) keys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var keys []string
+	for _, c := range s.calls {
+		if !slices.Contains(keys, c.key) {
+			keys = append(keys, c.key)
+		}
+	}
+	return keys
 }
 
 func (s *testStore) callCount() int {

@@ -16,6 +16,7 @@ type options struct {
 	observer Observer
 	logger   *slog.Logger
 	exec     func(task func()) // nil: a goroutine a reservation
+	seedRate float64           // ids/s to size the first reservation by, until measured
 }
 
 func buildOptions(opts []Option) options {
@@ -51,6 +52,10 @@ func WithLogger(l *slog.Logger) Option {
 // reservation runs it itself; the store's timeout, which New checks against
 // ReserveTimeout, then bounds its wait.
 func WithExecutor(exec func(task func())) Option { return func(o *options) { o.exec = exec } }
+
+// withSeedRate sizes the first reservations by rate ids/s, until the generator has
+// measured its own: the next period of a busy Periodic starts with ranges its size.
+func withSeedRate(rate float64) Option { return func(o *options) { o.seedRate = rate } }
 
 // WithObserver reports a generator's events to o, for metrics.
 func WithObserver(o Observer) Option { return func(opts *options) { opts.observer = o } }

@@ -26,19 +26,32 @@ type refill struct {
 	err   error
 }
 
+// waiter bounds one caller's wait for ranges by ReserveTimeout, across every advance
+// the call makes, and reports it to the observer.
+type waiter struct {
+	timer *time.Timer
+	start time.Time
+}
+
+func (w *waiter) expired(g *Generator, now time.Time) <-chan time.Time {
+	if w.timer == nil {
+		w.start, w.timer = now, time.NewTimer(g.p.ReserveTimeout)
+	}
+	return w.timer.C
+}
+
+func (w *waiter) done(g *Generator) {
+	if w.timer != nil {
+		w.timer.Stop()
+		g.o.observer.Waited(g.key, g.o.now().Sub(w.start))
+	}
+}
+
 // advance installs a new range in place of s and takes need ids from it for the
 // caller, returning the first. It returns ok false when another caller replaced s
 // first. Only advance and reserve change the generator's state, under g.mu, and
 // neither holds it across I/O.
-func (g *Generator) advance(s *span, need int64) (v int64, ok bool, err error) {
-	var timer *time.Timer
-	var waitStart time.Time
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-			g.o.observer.Waited(g.key, g.o.now().Sub(waitStart))
-		}
-	}()
+func (g *Generator) advance(s *span, need int64, w *waiter) (v int64, ok bool, err error) {
 	for {
 		g.mu.Lock()
 		if g.cur.Load() != s {
@@ -68,15 +81,12 @@ func (g *Generator) advance(s *span, need int64) (v int64, ok bool, err error) {
 		if f.claim.CompareAndSwap(false, true) {
 			g.reserve(f) // the executor has not started it: run it here
 		}
-		if timer == nil {
-			waitStart, timer = now, time.NewTimer(g.p.ReserveTimeout)
-		}
 		select {
 		case <-f.done:
 			if f.err != nil {
 				return 0, false, g.unavailable(f.err)
 			}
-		case <-timer.C:
+		case <-w.expired(g, now):
 			return 0, false, fmt.Errorf("segment %q: %w: none within ReserveTimeout %v (the reservation goes on)",
 				g.key, ErrUnavailable, g.p.ReserveTimeout)
 		case <-g.ctx.Done():
@@ -142,6 +152,7 @@ func (g *Generator) reserve(f *refill) {
 	took := end.Sub(start)
 
 	g.mu.Lock()
+	g.inflight = nil
 	closed := g.closed
 	if err == nil {
 		err = g.checkRangeLocked(r, f.size)
@@ -153,11 +164,16 @@ func (g *Generator) reserve(f *refill) {
 	case err == nil:
 		g.lastEnd = r.End
 		recovered = g.failures.recover()
-		g.spare = g.newSpan(r, end)
+		if sp := g.newSpan(r, end); g.cur.Load().size == 0 {
+			// The first range goes into use at once, so that its prefetch, if due,
+			// starts now rather than at the first call.
+			g.installLocked(sp, 0, end)
+		} else {
+			g.spare = sp
+		}
 	default:
 		retryIn = g.failures.fail(err, end, g.retryRefill)
 	}
-	g.inflight = nil
 	f.err = err
 	close(f.done)
 	g.mu.Unlock()
@@ -226,17 +242,18 @@ func (g *Generator) installLocked(sp *span, need int64, now time.Time) {
 	g.meter.retired += g.cur.Load().close()
 	sp.used.Store(need)
 	sp.prefetchAt = g.p.prefetchAt(sp.size, g.meter.est)
-	fast := sp.size
+	g.cur.Store(sp)
+	if sp.prefetchAt >= 0 && sp.prefetchAt <= need {
+		g.startPrefetchLocked(now) // due already: the hot path would not see the point
+		sp.prefetchAt = -1
+	}
 	switch {
 	case sp.hasTTL:
-		fast = 0
-	case sp.prefetchAt >= need:
-		fast = sp.prefetchAt
-	}
-	sp.fast.Store(fast)
-	g.cur.Store(sp)
-	if sp.prefetchAt >= 0 && sp.prefetchAt < need {
-		g.startPrefetchLocked(now) // the hot path will not see the prefetch point
+		sp.fast.Store(0)
+	case sp.prefetchAt < 0:
+		sp.fast.Store(sp.size)
+	default:
+		sp.fast.Store(sp.prefetchAt)
 	}
 }
 
@@ -320,7 +337,7 @@ type rateMeter struct {
 func (m *rateMeter) measure(now time.Time, issued int64, window time.Duration) float64 {
 	if m.at.IsZero() {
 		m.at, m.issued = now, issued
-		return 0
+		return m.est // 0, or the rate a Periodic carried over from the period before
 	}
 	elapsed := now.Sub(m.at)
 	current := float64(issued-m.issued) / max(elapsed, window, time.Microsecond).Seconds()

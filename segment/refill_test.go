@@ -112,8 +112,11 @@ func TestRefill_OneInFlight(t *testing.T) {
 		if len(slices.Compact(got)) != callers {
 			t.Errorf("ids %v are not unique", got)
 		}
-		if st.maxActive != 1 || st.callCount() != 4 {
-			t.Errorf("%d reservations, at most %d at once; want 4 ranges of 10, one at a time", st.callCount(), st.maxActive)
+		st.mu.Lock()
+		maxActive := st.maxActive
+		st.mu.Unlock()
+		if maxActive != 1 || st.callCount() != 4 {
+			t.Errorf("%d reservations, at most %d at once; want 4 ranges of 10, one at a time", st.callCount(), maxActive)
 		}
 	})
 }
@@ -219,9 +222,7 @@ func TestRefill_BackoffFailsFastAndDoubles(t *testing.T) {
 		}
 
 		elapse(30 * time.Second)
-		st.mu.Lock()
-		calls := slices.Clone(st.calls)
-		st.mu.Unlock()
+		calls := st.snapshot()
 		want := []time.Duration{100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000, 5000}
 		for i, w := range want {
 			if i+1 >= len(calls) {
@@ -283,8 +284,11 @@ func TestRefill_PrefetchFailureRetriedBeforeRunningOut(t *testing.T) {
 		if n := obs.waitCount(); n > 1 {
 			t.Errorf("%d callers waited; want at most the very first", n)
 		}
-		if len(obs.failed) != 2 {
-			t.Errorf("%d failures observed, want 2", len(obs.failed))
+		obs.mu.Lock()
+		failed := len(obs.failed)
+		obs.mu.Unlock()
+		if failed != 2 {
+			t.Errorf("%d failures observed, want 2", failed)
 		}
 	})
 }
@@ -387,7 +391,7 @@ func TestNext_SlowStoreNoWaitOnceWarm(t *testing.T) {
 			elapse(time.Millisecond)
 		}
 		if n := obs.waitCount(); n != waitsWhenWarm {
-			t.Errorf("%d callers waited after the first second (%d before); waits %v, reservations %v", n-waitsWhenWarm, waitsWhenWarm, obs.waits, st.calls)
+			t.Errorf("%d callers waited after the first second (%d before); reservations %v", n-waitsWhenWarm, waitsWhenWarm, st.snapshot())
 		}
 		if waitsWhenWarm == 0 {
 			t.Error("no caller waited for the first range: the test did not warm up")

@@ -101,8 +101,9 @@ func New(st store.RangeStore, key string, p BatchPolicy, opts ...Option) (*Gener
 		return nil, err
 	}
 	if t, ok := st.(store.Timeouter); ok && t.Timeout() > p.ReserveTimeout {
-		return nil, fmt.Errorf("segment: %w: the store's timeout %v exceeds ReserveTimeout %v for key %q: "+
-			"raise ReserveTimeout or lower the store's timeout", store.ErrInvalidArgument, t.Timeout(), p.ReserveTimeout, key)
+		return nil, &PolicyError{Policy: "BatchPolicy", Field: "ReserveTimeout", Reason: fmt.Sprintf(
+			"%v is below the store's timeout %v: a caller would give up on reservations the store may still finish; "+
+				"raise ReserveTimeout or lower the store's timeout", p.ReserveTimeout, t.Timeout())}
 	}
 	g := &Generator{key: key, st: st, p: p, o: buildOptions(opts), lastEnd: -1}
 	g.ctx, g.cancel = context.WithCancel(context.Background())

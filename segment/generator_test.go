@@ -155,7 +155,7 @@ func TestNew_RefusesBadArguments(t *testing.T) {
 		{"MaxBatchNegative", memstore.New(), "k", mod(func(p *segment.BatchPolicy) { p.MaxBatch = -1 }), "MaxBatch"},
 		{"ReserveTimeoutZero", memstore.New(), "k", mod(func(p *segment.BatchPolicy) { p.ReserveTimeout = 0 }), "ReserveTimeout"},
 		{"RangeTTLNegative", memstore.New(), "k", mod(func(p *segment.BatchPolicy) { p.RangeTTL = -1 }), "RangeTTL"},
-		{"StoreTimeoutAboveReserveTimeout", timeoutStore{memstore.New(), 4 * time.Second}, "k", segment.DefaultBatchPolicy(), "timeout 4s exceeds ReserveTimeout 3s"},
+		{"StoreTimeoutAboveReserveTimeout", timeoutStore{memstore.New(), 4 * time.Second}, "k", segment.DefaultBatchPolicy(), "ReserveTimeout 3s is below the store's timeout 4s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,9 +80,9 @@ func NewPeriodic(st store.RangeStore, key string, period Period, loc *time.Locat
 	case loc == nil:
 		return nil, fmt.Errorf("segment: %w: nil time zone for periodic key %q: the zone is explicit", store.ErrInvalidArgument, key)
 	case p.Prewarm < 0:
-		return nil, fmt.Errorf("segment: %w: PeriodicPolicy.Prewarm is %v, want ≥ 0", store.ErrInvalidArgument, p.Prewarm)
+		return nil, &PolicyError{Policy: "PeriodicPolicy", Field: "Prewarm", Reason: fmt.Sprintf("is %v, want ≥ 0", p.Prewarm)}
 	case p.SealAfter < 0:
-		return nil, fmt.Errorf("segment: %w: PeriodicPolicy.SealAfter is %v, want ≥ 0 (0: never)", store.ErrInvalidArgument, p.SealAfter)
+		return nil, &PolicyError{Policy: "PeriodicPolicy", Field: "SealAfter", Reason: fmt.Sprintf("is %v, want ≥ 0 (0: never)", p.SealAfter)}
 	}
 	if err := store.CheckKey(key + "/" + period.layout()); err != nil {
 		return nil, fmt.Errorf("segment: periodic key %q with its period: %w", key, err)

@@ -41,6 +41,20 @@ func DefaultBatchPolicy() BatchPolicy {
 	return p
 }
 
+// PolicyError reports a field of a BatchPolicy or PeriodicPolicy that New or
+// NewPeriodic refuses. It wraps store.ErrInvalidArgument.
+type PolicyError struct {
+	Policy string // BatchPolicy or PeriodicPolicy
+	Field  string // the field's Go name, such as ReserveTimeout
+	Reason string // what is wrong and what is allowed
+}
+
+func (e *PolicyError) Error() string {
+	return fmt.Sprintf("segment: %v: %s.%s %s", store.ErrInvalidArgument, e.Policy, e.Field, e.Reason)
+}
+
+func (e *PolicyError) Unwrap() error { return store.ErrInvalidArgument }
+
 func defaultMaxBatch(step int64) int64 {
 	if step > math.MaxInt64/1000 {
 		return step
@@ -51,7 +65,7 @@ func defaultMaxBatch(step int64) int64 {
 // normalize checks p and returns it with MaxBatch filled in and rounded to Step.
 func (p BatchPolicy) normalize() (BatchPolicy, error) {
 	bad := func(field string, v any, want string) (BatchPolicy, error) {
-		return p, fmt.Errorf("segment: %w: BatchPolicy.%s is %v, want %s", store.ErrInvalidArgument, field, v, want)
+		return p, &PolicyError{Policy: "BatchPolicy", Field: field, Reason: fmt.Sprintf("is %v, want %s", v, want)}
 	}
 	switch {
 	case p.Step < 1:

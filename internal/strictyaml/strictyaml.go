@@ -1,0 +1,259 @@
+// Package strictyaml decodes YAML nodes into Go values strictly: an unknown or repeated
+// key is an error, a value of the wrong kind is an error, and every error names the
+// YAML path of the value (cosid.generators.bill.period) and, where there is a choice,
+// what is allowed. Durations are strings such as "1s" or "48h".
+package strictyaml
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Error is a decoding error at a YAML path.
+type Error struct {
+	Path string // cosid.generators.bill.period
+	Line int    // 0 when unknown
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: %s (line %d)", e.Path, e.Msg, e.Line)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// Errorf returns an *Error at node's path and line.
+func Errorf(node *yaml.Node, path, format string, args ...any) error {
+	e := &Error{Path: path, Msg: fmt.Sprintf(format, args...)}
+	if node != nil {
+		e.Line = node.Line
+	}
+	return e
+}
+
+var (
+	durationType = reflect.TypeFor[time.Duration]()
+	nodeType     = reflect.TypeFor[yaml.Node]()
+)
+
+// Decode decodes node, found at path, into v, a non-nil pointer. Struct fields are
+// matched by their yaml tags; a field of type yaml.Node takes its value undecoded.
+func Decode(node *yaml.Node, path string, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("strictyaml: Decode needs a non-nil pointer, got %T", v)
+	}
+	return decode(resolve(node), path, rv.Elem())
+}
+
+// Parse parses a YAML document and returns its root node (nil for an empty document).
+func Parse(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return resolve(&doc), nil
+}
+
+// resolve follows documents and aliases to the node that holds the value.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil {
+		switch {
+		case n.Kind == yaml.DocumentNode && len(n.Content) == 1:
+			n = n.Content[0]
+		case n.Kind == yaml.AliasNode:
+			n = n.Alias
+		default:
+			return n
+		}
+	}
+	return nil
+}
+
+// IsNull reports whether n is absent or an explicit null.
+func IsNull(n *yaml.Node) bool {
+	n = resolve(n)
+	return n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+func decode(n *yaml.Node, path string, v reflect.Value) error {
+	if v.Type() == nodeType {
+		if n != nil {
+			v.Set(reflect.ValueOf(*n))
+		}
+		return nil
+	}
+	if IsNull(n) {
+		return nil // leaves the zero value: "unset"
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		return decode(n, path, v.Elem())
+	case reflect.Struct:
+		return decodeStruct(n, path, v)
+	case reflect.Map:
+		return decodeMap(n, path, v)
+	case reflect.Slice:
+		return decodeSlice(n, path, v)
+	}
+	return decodeScalar(n, path, v)
+}
+
+func mappingPairs(n *yaml.Node, path string) ([][2]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, Errorf(n, path, "want a mapping of keys to values, got %s", describe(n))
+	}
+	pairs := make([][2]*yaml.Node, 0, len(n.Content)/2)
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := resolve(n.Content[i]), resolve(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return nil, Errorf(k, path, "keys must be plain names, got %s", describe(k))
+		}
+		if seen[k.Value] {
+			return nil, Errorf(k, Join(path, k.Value), "defined twice")
+		}
+		seen[k.Value] = true
+		pairs = append(pairs, [2]*yaml.Node{k, val})
+	}
+	return pairs, nil
+}
+
+func decodeStruct(n *yaml.Node, path string, v reflect.Value) error {
+	pairs, err := mappingPairs(n, path)
+	if err != nil {
+		return err
+	}
+	fields := map[string]int{}
+	var names []string
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		fields[name] = i
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, p := range pairs {
+		i, ok := fields[p[0].Value]
+		if !ok {
+			return Errorf(p[0], Join(path, p[0].Value), "unknown key; want one of: %s", strings.Join(names, ", "))
+		}
+		if err := decode(p[1], Join(path, p[0].Value), v.Field(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decodeMap(n *yaml.Node, path string, v reflect.Value) error {
+	if v.Type().Key().Kind() != reflect.String {
+		return fmt.Errorf("strictyaml: map keys of %v must be strings", v.Type())
+	}
+	pairs, err := mappingPairs(n, path)
+	if err != nil {
+		return err
+	}
+	if v.IsNil() {
+		v.Set(reflect.MakeMapWithSize(v.Type(), len(pairs)))
+	}
+	for _, p := range pairs {
+		elem := reflect.New(v.Type().Elem()).Elem()
+		if err := decode(p[1], Join(path, p[0].Value), elem); err != nil {
+			return err
+		}
+		v.SetMapIndex(reflect.ValueOf(p[0].Value).Convert(v.Type().Key()), elem)
+	}
+	return nil
+}
+
+func decodeSlice(n *yaml.Node, path string, v reflect.Value) error {
+	if n.Kind != yaml.SequenceNode {
+		return Errorf(n, path, "want a list, got %s", describe(n))
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		if err := decode(resolve(item), fmt.Sprintf("%s[%d]", path, i), s.Index(i)); err != nil {
+			return err
+		}
+	}
+	v.Set(s)
+	return nil
+}
+
+func decodeScalar(n *yaml.Node, path string, v reflect.Value) error {
+	if n.Kind != yaml.ScalarNode {
+		return Errorf(n, path, "want %s, got %s", kindName(v.Type()), describe(n))
+	}
+	if v.Type() == durationType {
+		d, err := time.ParseDuration(n.Value)
+		if err != nil || n.ShortTag() != "!!str" {
+			return Errorf(n, path, "%q is not a duration; write one like \"500ms\", \"2s\", \"48h\"", n.Value)
+		}
+		v.SetInt(int64(d))
+		return nil
+	}
+	if v.Kind() == reflect.String {
+		if tag := n.ShortTag(); tag != "!!str" && tag != "!!int" && tag != "!!float" {
+			return Errorf(n, path, "want a string, got %s", describe(n))
+		}
+		v.SetString(n.Value)
+		return nil
+	}
+	target := reflect.New(v.Type())
+	if err := n.Decode(target.Interface()); err != nil {
+		return Errorf(n, path, "%q is not %s", n.Value, kindName(v.Type()))
+	}
+	v.Set(target.Elem())
+	return nil
+}
+
+// Join appends key to a YAML path.
+func Join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "nothing"
+}
+
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	}
+	return t.String()
+}

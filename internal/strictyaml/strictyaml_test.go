@@ -1,0 +1,114 @@
+package strictyaml_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosid-go/cosid/internal/strictyaml"
+	"go.yaml.in/yaml/v3"
+)
+
+type inner struct {
+	Flag bool   `yaml:"flag"`
+	Name string `yaml:"name"`
+}
+
+type sample struct {
+	Count   *int64           `yaml:"count"`
+	Wait    time.Duration    `yaml:"wait"`
+	Inner   inner            `yaml:"inner"`
+	Items   []string         `yaml:"items"`
+	Named   map[string]inner `yaml:"named"`
+	Raw     yaml.Node        `yaml:"raw"`
+	Ratio   float64          `yaml:"ratio"`
+	skipped int
+}
+
+func decode(t *testing.T, text string) (sample, error) {
+	t.Helper()
+	node, err := strictyaml.Parse([]byte(text))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	var s sample
+	return s, strictyaml.Decode(node, "root", &s)
+}
+
+func TestDecode_Valid(t *testing.T) {
+	s, err := decode(t, `
+count: 0x10
+wait: 1m30s
+inner: {flag: true, name: "a"}
+items: [x, y]
+named: {one: {name: "1"}}
+raw: {anything: [goes, here]}
+ratio: 0.5
+`)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if s.Count == nil || *s.Count != 16 || s.Wait != 90*time.Second || !s.Inner.Flag || s.Inner.Name != "a" ||
+		len(s.Items) != 2 || s.Named["one"].Name != "1" || s.Raw.Kind != yaml.MappingNode || s.Ratio != 0.5 || s.skipped != 0 {
+		t.Errorf("decoded %+v", s)
+	}
+	s, err = decode(t, "count: null\n")
+	if err != nil || s.Count != nil {
+		t.Errorf("null leaves a field unset: %+v, %v", s, err)
+	}
+	s, err = decode(t, "base: &b {name: shared}\n")
+	if err == nil {
+		t.Errorf("unknown key with an anchor accepted: %+v", s)
+	}
+}
+
+func TestDecode_Errors(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"UnknownKey", "cont: 1", "root.cont: unknown key; want one of: count, inner, items, named, ratio, raw, wait (line 1)"},
+		{"UnknownNestedKey", "inner: {flag: true, nam: x}", "root.inner.nam: unknown key; want one of: flag, name"},
+		{"DuplicateKey", "count: 1\ncount: 2", "root.count: defined twice (line 2)"},
+		{"NotAnInteger", "count: ten", `root.count: "ten" is not an integer`},
+		{"IntegerOverflow", "count: 99999999999999999999", "is not an integer"},
+		{"DurationAsNumber", "wait: 5", `root.wait: "5" is not a duration; write one like "500ms", "2s", "48h"`},
+		{"DurationWithoutUnit", `wait: "5"`, "is not a duration"},
+		{"NotABool", "inner: {flag: maybe}", `root.inner.flag: "maybe" is not true or false`},
+		{"ListForString", "inner: {name: [a]}", "root.inner.name: want a string, got a list"},
+		{"MappingForList", "items: {a: b}", "root.items: want a list, got a mapping"},
+		{"ScalarForStruct", "inner: 3", `root.inner: want a mapping of keys to values, got "3"`},
+		{"BadListItem", "items: [a, {b: c}]", "root.items[1]: want a string, got a mapping"},
+		{"BadMapValue", "named: {one: {flag: 2}}", `root.named.one.flag: "2" is not true or false`},
+		{"BoolForString", "inner: {name: true}", "root.inner.name: want a string, got \"true\""},
+		{"NotAMapping", "- a\n- b", "root: want a mapping"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := decode(t, tc.text)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Decode(%q) = %v, want an error containing %q", tc.text, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecode_NeedsPointer(t *testing.T) {
+	if err := strictyaml.Decode(nil, "x", sample{}); err == nil {
+		t.Error("Decode into a non-pointer succeeded")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		"count: 1\nwait: 2s\ninner: {flag: true}\nitems: [a]\nnamed: {x: {name: y}}\n",
+		"a: &x 1\nb: *x\n", "{", "- [", "count: !!binary aGk=", "raw: {a: *undefined}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		node, err := strictyaml.Parse(data)
+		if err != nil {
+			return
+		}
+		var s sample
+		_ = strictyaml.Decode(node, "root", &s) // must not panic
+	})
+}

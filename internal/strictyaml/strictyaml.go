@@ -150,6 +150,9 @@ func decodeStruct(n *yaml.Node, path string, v reflect.Value) error {
 	slices.Sort(names)
 	for _, p := range pairs {
 		i, ok := fields[p[0].Value]
+		if !ok && len(names) == 0 {
+			return Errorf(p[0], Join(path, p[0].Value), "unknown key; %s takes no settings", path)
+		}
 		if !ok {
 			return Errorf(p[0], Join(path, p[0].Value), "unknown key; want one of: %s", strings.Join(names, ", "))
 		}

@@ -82,6 +82,11 @@ func (g *Generator) run() {
 	for {
 		select {
 		case <-g.done:
+			select {
+			case <-g.lost: // lost just before the close: still report it
+				g.reportLost()
+			default:
+			}
 			return
 		case <-g.lost:
 			g.reportLost()

@@ -253,7 +253,7 @@ func (g *Generator) halt(err error, lost bool) (int64, bool) {
 // the time of the last id, so that the slot's next owner may start right above it.
 // Later calls of Next fail with ErrClosed. Close does not close the store.
 func (g *Generator) Close() error {
-	last, first := g.halt(ErrClosed, false)
+	last, first := g.halt(fmt.Errorf("snowflake: machine %d: %w", g.slot, ErrClosed), false)
 	g.closeOnce.Do(func() {
 		close(g.done)
 		g.cancel()

@@ -1,6 +1,7 @@
 package snowflake_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -227,6 +228,24 @@ func (s *testStore) renewCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.renews
+}
+
+// syncBuffer is a bytes.Buffer that goroutines may write at once, for logs.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // lostRecorder records the errors a generator reports through WithOnLeaseLost.

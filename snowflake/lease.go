@@ -39,7 +39,7 @@ func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Opt
 		return nil, err
 	}
 	g.o.logger.Info("snowflake: slot acquired", "namespace", lease.Namespace, "owner", lease.OwnerKey,
-		"slot", lease.Slot, "fence", lease.Fence, "floor", time.UnixMilli(lease.Floor).UTC())
+		"slot", lease.Slot, "fence", lease.Fence, "floor_ms", lease.Floor)
 	g.start()
 	return g, nil
 }

@@ -3,6 +3,7 @@ package snowflake_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -241,6 +242,34 @@ func TestNew_RefusesBadArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestNew_LogsAClockAheadOfTheStore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log syncBuffer
+		st := newTestStore(memstore.New())
+		newLeased(t, st, "a", snowflake.WithClock(skewed(5*time.Second).now), snowflake.WithLeaseTTL(30*time.Second),
+			snowflake.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+		if out := log.String(); !strings.Contains(out, "ahead of the store") || !strings.Contains(out, "skew=5s") {
+			t.Errorf("log %q lacks the warning of a clock 5s ahead of the store", out)
+		}
+	})
+}
+
+func TestClose_ReportsAFailedRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(memstore.New())
+		g := newLeased(t, st, "a")
+		mustNext(t, g)
+		st.set(func(s *testStore) { s.down["a"] = true })
+		err := g.Close()
+		if !errors.Is(err, errStoreDown) || !strings.Contains(err.Error(), "release slot 0") {
+			t.Errorf("Close with the store down: %v, want the store's error naming the slot", err)
+		}
+		if err := g.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+	})
 }
 
 // newWatched returns a generator of owner "a" with a lease of 30s on a testStore,

@@ -72,8 +72,7 @@ func (o *options) leaseRequest(l Layout) (store.LeaseRequest, error) {
 	}
 	limit := o.limit
 	if limit == 0 {
-		limit = 1 << min(l.MachineBits, 22)
-		limit = min(limit, store.MaxSlots)
+		limit = min(1<<min(l.MachineBits, 30), store.MaxSlots)
 	}
 	req := store.LeaseRequest{Namespace: o.namespace, OwnerKey: owner, Limit: limit, Tolerance: o.tolerance, TTL: o.ttl, Preferred: -1}
 	if err := store.CheckLeaseRequest(req); err != nil {

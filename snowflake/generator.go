@@ -1,4 +1,4 @@
-// Package snowflake hands out Snowflake ids: 63-bit integers made of a time, a
+// Package snowflake hands out Snowflake ids: non-negative int64s made of a time, a
 // machine and a sequence (see Layout), unique across every generator of a namespace
 // without a store call per id.
 //
@@ -20,14 +20,18 @@
 // Reading the clock costs more than the rest of Next, so Next does not read it for
 // every id. With the default clock a goroutine of the generator reads it at each
 // Unit's start and publishes the Unit; Next stamps the published Unit, and reads the
-// clock itself for the first id of a Unit and every 1,024th id. A stamp is the
-// clock's time truncated to the Unit, as of a read made less than one Unit (plus
-// the delay with which the runtime runs that goroutine) before Next: on an idle
-// machine a few microseconds; when every processor is busy, the 1,024-id reads keep
-// callers that make ids in a stream within microseconds too, and only a lone call
-// can get a stamp up to the Go scheduler's preemption delay (about 10ms) old. After
-// a few idle Units the goroutine parks, and the next call reads the clock itself.
-// An injected clock (WithClock) is read on every call.
+// clock itself for the first id of a Unit and every 1,024th id. So a stamp lies
+// behind the time Next returns by less than one Unit (the truncation every
+// Snowflake id has) plus the delay with which the runtime runs that goroutine:
+// microseconds on an idle machine. When every processor is busy, callers that make
+// ids in a stream still read the clock every 1,024 ids; only a lone call can then
+// get a stamp late by up to the Go scheduler's preemption delay, about 10ms. After a
+// few idle Units the goroutine parks, and the next call reads the clock itself. An
+// injected clock (WithClock) is read on every call.
+//
+// A stamp is never ahead of the clock, unless the clock moved back: the generator
+// then keeps to its last id's time and waits as above, after at most one Unit, or
+// 1,024 ids, at that time before it notices.
 package snowflake
 
 import (

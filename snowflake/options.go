@@ -28,11 +28,16 @@ type options struct {
 
 // Defaults of the options.
 const (
+	// DefaultNamespace is the namespace of a generator without WithNamespace.
 	DefaultNamespace = "snowflake"
+	// DefaultTolerance is the clock skew allowed without WithTolerance.
 	DefaultTolerance = time.Second
-	DefaultLeaseTTL  = time.Minute
-	DefaultSpin      = 10 * time.Millisecond // CosId 4.x's spin threshold
-	DefaultBroken    = 2 * time.Second       // CosId 4.x's broken threshold
+	// DefaultLeaseTTL is the lease TTL without WithLeaseTTL.
+	DefaultLeaseTTL = time.Minute
+	// DefaultSpin is CosId 4.x's spin threshold for a clock that moved back.
+	DefaultSpin = 10 * time.Millisecond
+	// DefaultBroken is CosId 4.x's broken threshold for a clock that moved back.
+	DefaultBroken = 2 * time.Second
 )
 
 func buildOptions(opts []Option) options {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -27,10 +28,18 @@ type LeaseRequest struct {
 }
 
 // Lease is a slot of a namespace held by one owner until ExpiresAt.
+//
+// Floor and Ceiling bound the timestamps the owner may stamp, so that owners of one
+// slot never share one: a new owner's Floor lies above every timestamp an earlier
+// owner could still use (L3). The store sets Ceiling to at least ExpiresAt plus the
+// namespace's Tolerance, so that an owner whose clock runs ahead of the store by up
+// to the tolerance keeps stamping until the lease expires; a renewal never lowers
+// it, even when the store clock steps back. Stores keep times, TTLs and tolerances
+// in whole milliseconds, rounding a TTL or a tolerance up.
 type Lease struct {
 	Namespace   string
 	OwnerKey    string
-	Incarnation string    // a fresh random UUID for every acquisition
+	Incarnation string    // a fresh random UUID for every acquisition (NewIncarnation)
 	Slot        int       // in [0, Limit)
 	Fence       int64     // strictly increases with every acquisition of this slot (L2)
 	ExpiresAt   time.Time // by the store clock (L6)
@@ -58,11 +67,16 @@ type SlotLeaseStore interface {
 	// Acquire leases a free slot of req.Namespace to req.OwnerKey.
 	Acquire(ctx context.Context, req LeaseRequest) (Lease, error)
 	// Renew extends l by ttl from the store's now and returns the renewed lease, or
-	// an error wrapping ErrLeaseLost when l is no longer the owner's.
+	// an error wrapping ErrLeaseLost when l is no longer the owner's. The store
+	// matches l by namespace, slot, owner key, incarnation and fence, and reads
+	// nothing else of it. A lease that expired is still the owner's until another
+	// acquisition takes its slot, so renewing it late succeeds.
 	Renew(ctx context.Context, l Lease, ttl time.Duration) (Lease, error)
 	// Release frees l's slot. lastUsedMs is the last timestamp (epoch ms) the owner
-	// stamped; the slot's next owner starts above it. An error wrapping ErrLeaseLost
-	// means l was no longer the owner's.
+	// stamped, or anything below Floor when it stamped none; the slot's next owner
+	// starts above it. A lastUsedMs above the lease's Ceiling breaks the contract
+	// and fails with ErrInvalidArgument, leaving the lease held. An error wrapping
+	// ErrLeaseLost means l was no longer the owner's.
 	Release(ctx context.Context, l Lease, lastUsedMs int64) error
 	Close() error
 }
@@ -91,4 +105,45 @@ func CheckLeaseRequest(req LeaseRequest) error {
 		return fmt.Errorf("%w: Preferred slot %d for namespace %q, want -1 or 0–%d", ErrInvalidArgument, req.Preferred, req.Namespace, req.Limit-1)
 	}
 	return nil
+}
+
+// CheckLease reports whether l has the fields by which a store finds a lease (a
+// valid namespace and owner key, an incarnation, a slot ≥ 0), with an error wrapping
+// ErrInvalidArgument that names the field. Stores call it in Renew and Release before
+// they touch their backend; a well-formed lease that is not the owner's is
+// ErrLeaseLost, which only the store can tell.
+func CheckLease(l Lease) error {
+	switch {
+	case l.Namespace == "" || len(l.Namespace) > MaxNamespaceLen || !utf8.ValidString(l.Namespace):
+		return fmt.Errorf("%w: lease Namespace %.40q must be 1–%d bytes of UTF-8", ErrInvalidArgument, l.Namespace, MaxNamespaceLen)
+	case l.OwnerKey == "" || len(l.OwnerKey) > MaxKeyLen || !utf8.ValidString(l.OwnerKey):
+		return fmt.Errorf("%w: lease OwnerKey %.40q must be 1–%d bytes of UTF-8", ErrInvalidArgument, l.OwnerKey, MaxKeyLen)
+	case l.Incarnation == "":
+		return fmt.Errorf("%w: lease of slot %d in namespace %q has no Incarnation", ErrInvalidArgument, l.Slot, l.Namespace)
+	case l.Slot < 0 || l.Slot >= MaxSlots:
+		return fmt.Errorf("%w: lease Slot %d in namespace %q, want 0–%d", ErrInvalidArgument, l.Slot, l.Namespace, MaxSlots-1)
+	}
+	return nil
+}
+
+// CheckRenew reports whether the arguments of a Renew keep the contract's rules: a
+// lease that passes CheckLease and a ttl of at least a millisecond.
+func CheckRenew(l Lease, ttl time.Duration) error {
+	if err := CheckLease(l); err != nil {
+		return err
+	}
+	if ttl < time.Millisecond {
+		return fmt.Errorf("%w: renew TTL %v for slot %d in namespace %q, want ≥ 1ms", ErrInvalidArgument, ttl, l.Slot, l.Namespace)
+	}
+	return nil
+}
+
+// NewIncarnation returns a fresh random UUID (version 4) in its 36-character text
+// form, for the Incarnation of a new lease.
+func NewIncarnation() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -17,7 +17,8 @@ import (
 // ErrClosed is returned by the methods of a closed Store.
 var ErrClosed = errors.New("memstore: store is closed")
 
-// Store is an in-memory store.RangeStore. Its zero value is not usable; call New.
+// Store is an in-memory store.RangeStore and store.SlotLeaseStore. Its zero value is
+// not usable; call New.
 type Store struct {
 	data   *data
 	closed atomic.Bool
@@ -25,9 +26,10 @@ type Store struct {
 
 // data is what Siblings share: the backend a second process would see.
 type data struct {
-	mu     sync.Mutex
-	ranges map[string]*rangeRow
-	now    func() time.Time
+	mu         sync.Mutex
+	ranges     map[string]*rangeRow
+	namespaces map[string]*namespace
+	now        func() time.Time
 }
 
 type rangeRow struct {
@@ -38,13 +40,13 @@ type rangeRow struct {
 // Option configures a Store.
 type Option func(*data)
 
-// WithClock sets the store clock, which judges lease expiry (default time.Now). Tests
-// pass a fake clock to move store time without waiting.
+// WithClock sets the store clock, which judges lease expiry and stamps Lease.StoreNow
+// (default time.Now). Tests pass a fake clock to move store time without waiting.
 func WithClock(now func() time.Time) Option { return func(d *data) { d.now = now } }
 
 // New returns an empty Store.
 func New(opts ...Option) *Store {
-	d := &data{ranges: map[string]*rangeRow{}, now: time.Now}
+	d := &data{ranges: map[string]*rangeRow{}, namespaces: map[string]*namespace{}, now: time.Now}
 	for _, o := range opts {
 		o(d)
 	}

@@ -2,6 +2,7 @@ package storetest_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
@@ -16,5 +17,17 @@ func ExampleRunRangeStore() {
 	backend := memstore.New()
 	storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore {
 		return backend.Sibling()
+	})
+}
+
+// A store whose clock is an option reads a storetest.Clock, and Clocked lets the kit
+// move it, so that leases expire without waiting. A store on a server's clock returns
+// its instances as they are, and the kit waits for that clock instead.
+func ExampleRunSlotLeaseStore() {
+	var t *testing.T // the *testing.T of a TestXxx function
+	clock := storetest.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	backend := memstore.New(memstore.WithClock(clock.Now))
+	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
+		return storetest.Clocked(backend.Sibling(), clock)
 	})
 }

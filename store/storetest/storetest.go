@@ -1,15 +1,31 @@
 // Package storetest is the test kit every CosId store must pass, the way testing/fstest
 // checks a file system: RunRangeStore checks the range invariants S1–S6 of
-// store.RangeStore, each in a subtest named after it, under concurrency and across two
-// store instances on one backend.
+// store.RangeStore, and RunSlotLeaseStore the slot invariants L1–L7 of
+// store.SlotLeaseStore, each in a subtest named after it, under concurrency and across
+// two store instances on one backend.
 //
-// A third party's store, or a new SQL dialect, calls it from its own test:
+// A third party's store, or a new SQL dialect, calls them from its own test:
 //
 //	func TestContract(t *testing.T) {
 //		storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore {
 //			return mystore.New(…) // every call within one test: the same backend
 //		})
 //	}
+//
+// # Store time
+//
+// Lease expiry and floors depend on the store clock (L6). RunSlotLeaseStore moves that
+// clock instead of waiting when the stores it opens implement ClockMover: a store
+// that takes its clock as an option reads a Clock and is wrapped with Clocked, as
+// memstore's test does; a store whose clock is its server's may implement
+// MoveClock itself, say by adding a test-only offset to the server's time in its
+// queries, shared by every instance on the backend.
+//
+// Without a ClockMover the kit runs on the store's real clock: the leases it lets
+// expire live 300ms, and it waits for their expiry by polling the store clock (the
+// StoreNow of a scratch lease, every 20ms) until it passes the lease's ExpiresAt,
+// failing when that takes 30s more than the TTL. The checks that need the clock to
+// step back are skipped. Such a run takes a few seconds more.
 package storetest
 
 import (
@@ -72,10 +88,16 @@ func (k *kit) key(t *testing.T, name string) string {
 // instances opens n stores on one backend and closes them when t ends.
 func (k *kit) instances(t *testing.T, n int) []store.RangeStore {
 	t.Helper()
-	stores := make([]store.RangeStore, n)
+	return openInstances(t, n, k.open)
+}
+
+// openInstances opens n stores with open and closes them when t ends.
+func openInstances[S interface{ Close() error }](t *testing.T, n int, open func(*testing.T) S) []S {
+	t.Helper()
+	stores := make([]S, n)
 	for i := range stores {
-		st := k.open(t)
-		if st == nil {
+		st := open(t)
+		if any(st) == nil {
 			t.Fatal("open returned a nil store")
 		}
 		t.Cleanup(func() {
@@ -116,7 +138,7 @@ func checkDisjoint(t *testing.T, key string, ranges []store.Range) {
 
 // concurrently runs f(g, st) on goroutines goroutines, spread over the stores, all
 // released at once.
-func concurrently(stores []store.RangeStore, f func(g int, st store.RangeStore)) {
+func concurrently[S any](stores []S, f func(g int, st S)) {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for g := range goroutines {

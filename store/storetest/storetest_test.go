@@ -89,15 +89,27 @@ func TestKit_FindsFlaws(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.flaw+"/"+tc.failing, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestFlawedStoreHelper$", "-test.v")
-			cmd.Env = append(os.Environ(), "COSID_TCK_FLAW="+tc.flaw)
-			out, err := cmd.CombinedOutput()
-			if err == nil {
-				t.Fatalf("the kit passed a store that %s:\n%s", tc.flaw, out)
-			}
-			if want := "--- FAIL: TestFlawedStoreHelper/" + tc.failing; !strings.Contains(string(out), want) {
-				t.Errorf("output lacks %q:\n%s", want, out)
-			}
+			checkFails(t, "TestFlawedStoreHelper", tc.flaw, tc.failing)
 		})
+	}
+}
+
+// checkFails runs the test helper in a child process with COSID_TCK_FLAW=flaw and
+// checks that its subtest failing fails, or with failing "" that it passes.
+func checkFails(t *testing.T, helper, flaw, failing string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+helper+"$", "-test.v")
+	cmd.Env = append(os.Environ(), "COSID_TCK_FLAW="+flaw)
+	out, err := cmd.CombinedOutput()
+	switch {
+	case failing == "" && err != nil:
+		t.Fatalf("the kit failed a store without flaws: %v\n%s", err, out)
+	case failing == "":
+		return
+	case err == nil:
+		t.Fatalf("the kit passed a store with the flaw %s:\n%s", flaw, out)
+	}
+	if want := "--- FAIL: " + helper + "/" + failing; !strings.Contains(string(out), want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }

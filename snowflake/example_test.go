@@ -1,0 +1,61 @@
+package snowflake_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/cosid-go/cosid/snowflake"
+	"github.com/cosid-go/cosid/store/memstore"
+)
+
+// A generator takes its machine from a slot lease, so that no two live instances
+// share one. The store is shared by every instance of the service.
+func ExampleNew() {
+	st := memstore.New() // a SQL, Redis or etcd store in production
+	g, err := snowflake.New(context.Background(), st, snowflake.DefaultLayout(),
+		snowflake.WithNamespace("app/events"), snowflake.WithOwnerKey("host-1"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer g.Close() // releases the slot
+
+	id, err := g.Next()
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := g.Layout().Parse(id)
+	fmt.Println("machine", s.Machine, "sequence", s.Sequence)
+	// Output: machine 0 sequence 0
+}
+
+// NewFixed is for deployments that number their machines by hand.
+func ExampleNewFixed() {
+	g, err := snowflake.NewFixed(7, snowflake.JavaScriptLayout())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer g.Close()
+
+	id, err := g.Next()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(id < 1<<53, g.Layout().Parse(id).Machine)
+	// Output: true 7
+}
+
+// Parse takes an id apart; Compose puts it back together.
+func ExampleLayout_Parse() {
+	l := snowflake.DefaultLayout()
+	const id = 905509192851288106
+	s := l.Parse(id)
+	fmt.Println(s.Time.Format(time.RFC3339Nano), s.Machine, s.Sequence)
+
+	back, err := l.Compose(s)
+	fmt.Println(back == id, err)
+	// Output:
+	// 2026-10-27T09:30:15.123Z 7 42
+	// true <nil>
+}

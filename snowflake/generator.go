@@ -1,0 +1,276 @@
+// Package snowflake hands out Snowflake ids: non-negative int64s made of a time, a
+// machine and a sequence (see Layout), unique across every generator of a namespace
+// without a store call per id.
+//
+// New takes the machine from a slot lease (store.SlotLeaseStore), so that no two
+// live instances share one, and renews the lease in the background. The lease's
+// Floor and Ceiling bound the times the generator stamps: it never stamps a time
+// below the Floor (above every time the slot's earlier owner could have used) nor
+// above the Ceiling (below every time its next owner will use), whatever the clocks
+// do. When the lease is lost, or the clock reaches the Ceiling because renewals kept
+// failing, the generator stops for good with an error wrapping ErrLeaseLost rather
+// than risk a duplicate. NewFixed takes the machine from the caller instead.
+//
+// Within one generator the ids strictly increase. A clock that moves back behind
+// the last id is waited for, up to a threshold (WithClockBackwards), then refused
+// with ErrClockBackwards; a sequence used up within one Unit waits for the next.
+//
+// # How old a stamp can be
+//
+// Reading the clock costs more than the rest of Next, so Next does not read it for
+// every id. With the default clock a goroutine of the generator reads it at each
+// Unit's start and publishes the Unit; Next stamps the published Unit, and reads the
+// clock itself for the first id of a Unit and every 1,024th id. So a stamp lies
+// behind the time Next returns by less than one Unit (the truncation every
+// Snowflake id has) plus the delay with which the runtime runs that goroutine:
+// microseconds on an idle machine. When every processor is busy, callers that make
+// ids in a stream still read the clock every 1,024 ids; only a lone call can then
+// get a stamp late by up to the Go scheduler's preemption delay, about 10ms. After a
+// few idle Units the goroutine parks, and the next call reads the clock itself. An
+// injected clock (WithClock) is read on every call.
+//
+// A stamp is never ahead of the clock, unless the clock moved back: the generator
+// then keeps to its last id's time and waits as above, after at most one Unit, or
+// 1,024 ids, at that time before it notices.
+package snowflake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+var (
+	// ErrLeaseLost means the generator stopped because its slot lease was lost, or
+	// could not be renewed before the clock reached its ceiling. The error also
+	// wraps the store's error where there is one.
+	ErrLeaseLost = errors.New("slot lease lost")
+	// ErrClockBackwards means the clock is further behind the last id's time than
+	// the generator waits for.
+	ErrClockBackwards = errors.New("clock moved backwards")
+	// ErrClosed means the generator was closed.
+	ErrClosed = errors.New("generator closed")
+)
+
+const (
+	stopped   = math.MaxInt64 // the state of a stopped generator
+	noTick    = math.MinInt64 // cur when no goroutine publishes the Unit
+	readEvery = 1024          // Next reads the clock itself at least once every readEvery ids
+	maxSpins  = 1 << 14       // clock reads a wait spins for at most before it sleeps
+	parkAfter = 8             // idle Units before the clock goroutine parks
+)
+
+// Generator hands out the Snowflake ids of one machine. It is safe for concurrent
+// use.
+type Generator struct {
+	// Read by every Next: cur changes once a Unit, the rest never.
+	cur     atomic.Int64 // the Unit last read from the clock, or noTick
+	kmask   int64        // the low sequence bits that make Next read the clock when they wrap
+	seqMask int64
+	machine int64 // shifted into place
+	seqBits uint
+	macBits uint
+	_       [16]byte
+
+	// state is tick<<SequenceBits | sequence of the last id, or stopped. Every Next
+	// writes it, so it has a cache line of its own.
+	state atomic.Int64
+	_     [56]byte
+
+	layout          Layout
+	epochMs, unitMs int64
+	maxTick         int64
+	ceil            atomic.Int64 // the last Unit the lease allows
+	now             func() time.Time
+	watch           bool // a goroutine publishes the Unit in cur
+	o               options
+
+	parked    atomic.Bool
+	wake      chan struct{}
+	err       atomic.Pointer[error] // why the generator stopped
+	lost      chan struct{}         // closed when the lease is lost
+	done      chan struct{}         // closed by Close
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+	ctx       context.Context // canceled by Close; every renewal runs under it
+	cancel    context.CancelFunc
+
+	leases     store.SlotLeaseStore // nil for NewFixed
+	lease      store.Lease          // owned by the background goroutine until it ends
+	ttl        time.Duration
+	renewEvery time.Duration
+	slot       int
+	namespace  string
+}
+
+// newGenerator returns a generator of machine without a lease: its ceiling is the
+// end of time and its first id may have any time. It starts no goroutine.
+func newGenerator(machine int, l Layout, opts []Option) (*Generator, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	if maxM := int64(1)<<l.MachineBits - 1; machine < 0 || int64(machine) > maxM {
+		return nil, fmt.Errorf("snowflake: %w: machine %d, want 0–%d (%d MachineBits)", store.ErrInvalidArgument, machine, maxM, l.MachineBits)
+	}
+	o := buildOptions(opts)
+	if err := o.check(l); err != nil {
+		return nil, err
+	}
+	g := &Generator{
+		seqMask: int64(1)<<l.SequenceBits - 1,
+		machine: int64(machine) << l.SequenceBits,
+		seqBits: uint(l.SequenceBits),
+		macBits: uint(l.MachineBits),
+		layout:  l,
+		epochMs: l.Epoch.UnixMilli(),
+		unitMs:  l.Unit.Milliseconds(),
+		maxTick: int64(1)<<l.TimestampBits - 1,
+		now:     o.now,
+		watch:   o.now == nil,
+		o:       o,
+		wake:    make(chan struct{}, 1),
+		lost:    make(chan struct{}),
+		done:    make(chan struct{}),
+		slot:    machine,
+	}
+	g.kmask = min(readEvery, g.seqMask+1) - 1
+	if g.watch {
+		g.now = time.Now
+		g.parked.Store(true)
+	}
+	g.cur.Store(noTick)
+	g.ceil.Store(math.MaxInt64)
+	g.state.Store(-1) // tick -1 with its sequence used up: the first id starts a tick
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	now, tick := g.clock()
+	switch {
+	case tick < 0:
+		return nil, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now, l.Epoch)
+	case tick > g.maxTick:
+		return nil, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now, g.timeOf(g.maxTick), store.ErrExhausted)
+	}
+	return g, nil
+}
+
+// NewFixed returns a generator of the given machine, for deployments that assign
+// machines by hand; nothing stops two instances from using one machine. Close stops
+// its clock goroutine.
+func NewFixed(machine int, l Layout, opts ...Option) (*Generator, error) {
+	g, err := newGenerator(machine, l, opts)
+	if err != nil {
+		return nil, err
+	}
+	g.start()
+	return g, nil
+}
+
+func (g *Generator) start() {
+	if g.watch || g.leases != nil {
+		g.wg.Add(1)
+		go g.run()
+	}
+}
+
+// Machine returns the generator's machine: its slot, for a generator made by New.
+func (g *Generator) Machine() int { return g.slot }
+
+// Layout returns the generator's layout, to take its ids apart.
+func (g *Generator) Layout() Layout { return g.layout }
+
+// Next returns the next id. It takes no lock and allocates nothing: most calls make
+// two atomic loads and one compare-and-swap. It fails with an error wrapping
+// ErrLeaseLost, ErrClosed, ErrClockBackwards, or store.ErrExhausted when the layout's
+// time has run out.
+func (g *Generator) Next() (int64, error) {
+	v := g.state.Load()
+	if n := v + 1; n&g.kmask != 0 && v>>g.seqBits == g.cur.Load() && g.state.CompareAndSwap(v, n) {
+		return g.compose(n), nil
+	}
+	return g.next()
+}
+
+// next is Next when the id is not one more of the published Unit: it reads the clock.
+func (g *Generator) next() (int64, error) {
+	for {
+		v := g.state.Load()
+		if v == stopped {
+			return 0, *g.err.Load()
+		}
+		now, tick := g.clock()
+		g.publish(tick)
+		last := v >> g.seqBits
+		switch {
+		case tick > last:
+			if tick > g.ceil.Load() {
+				g.halt(fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reached %v, past the lease's ceiling %v, before a renewal",
+					g.slot, g.namespace, ErrLeaseLost, now, g.timeOf(g.ceil.Load())), true)
+				continue
+			}
+			if tick > g.maxTick {
+				return 0, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now, g.timeOf(g.maxTick), store.ErrExhausted)
+			}
+			if n := tick << g.seqBits; g.state.CompareAndSwap(v, n) {
+				return g.compose(n), nil
+			}
+		case tick == last && v&g.seqMask != g.seqMask:
+			if g.state.CompareAndSwap(v, v+1) {
+				return g.compose(v + 1), nil
+			}
+		case tick == last:
+			g.waitFor(last+1, now)
+		case tick < 0:
+			return 0, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now, g.layout.Epoch)
+		default:
+			if behind := g.timeOf(last).Sub(now); behind > g.o.broken {
+				return 0, fmt.Errorf("snowflake: %w: the clock reads %v, %v behind the last id's time %v, over the %v that Next waits",
+					ErrClockBackwards, now, behind, g.timeOf(last), g.o.broken)
+			}
+			g.waitFor(last, now)
+		}
+	}
+}
+
+func (g *Generator) compose(n int64) int64 {
+	return (n&^g.seqMask)<<g.macBits | g.machine | n&g.seqMask
+}
+
+// halt stops the generator with err, and reports the state of its last id and
+// whether this call stopped it. lost tells the background goroutine to report err.
+func (g *Generator) halt(err error, lost bool) (int64, bool) {
+	if !g.err.CompareAndSwap(nil, &err) {
+		return 0, false
+	}
+	last := g.state.Swap(stopped)
+	if lost {
+		close(g.lost)
+	}
+	return last, true
+}
+
+// Close stops the generator and its background work, and releases its lease with
+// the time of the last id, so that the slot's next owner may start right above it.
+// Later calls of Next fail with ErrClosed. Close does not close the store.
+func (g *Generator) Close() error {
+	last, first := g.halt(fmt.Errorf("snowflake: machine %d: %w", g.slot, ErrClosed), false)
+	g.closeOnce.Do(func() {
+		close(g.done)
+		g.cancel()
+	})
+	g.wg.Wait()
+	if !first || g.leases == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.renewEvery)
+	defer cancel()
+	lastMs, _ := g.layout.msOf(last >> g.seqBits)
+	if err := g.leases.Release(ctx, g.lease, lastMs); err != nil {
+		return fmt.Errorf("snowflake: release slot %d of namespace %q: %w", g.slot, g.namespace, err)
+	}
+	return nil
+}

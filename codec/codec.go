@@ -9,9 +9,10 @@
 //	suffix     {value}                         text after the value
 //	date-prefix {delimiter, pattern}           the period first, then the delimiter
 //	period     {delimiter}                     the period where the item stands, then the delimiter
+//	friendly   {zone}                          a Snowflake id as time-machine-sequence
 //
 // The text is the items' parts in list order. A list holds at most one value item
-// (radix or to-string); a list without one writes the value in plain decimal, as
+// (radix, to-string or friendly); a list without one writes the value in plain decimal, as
 // strconv.FormatInt does, between its prefixes and its suffixes. Prefixes and the
 // period come before the value, suffixes after it; a date-prefix can only be the
 // first item. Only a GroupedCodec has a period: a GroupedCodec whose list has no

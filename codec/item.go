@@ -9,11 +9,11 @@ import (
 )
 
 // Item is one entry of a codec list, made by Radix, ToString, Prefix, Suffix,
-// DatePrefix or Period; only this package makes items. Items are checked when New or
+// DatePrefix, Period or Friendly; only this package makes items. Items are checked when New or
 // NewGrouped builds the list, so that an error can name the item's index.
 type Item interface {
 	// Kind returns the item's name in a codec list: "radix", "to-string", "prefix",
-	// "suffix", "date-prefix" or "period".
+	// "suffix", "date-prefix", "period" or "friendly".
 	Kind() string
 	// add checks the item as the index-th of its list and adds it to b.
 	add(b *builder, index int) error
@@ -94,7 +94,7 @@ func itemErr(index int, it Item, field, format string, args ...any) *ItemError {
 func (b *builder) setValue(it Item, index int, v valueFormat) error {
 	switch {
 	case b.valueAt >= 0:
-		return itemErr(index, it, "", "is a second value item after the one at index %d; want at most one radix or to-string", b.valueAt)
+		return itemErr(index, it, "", "is a second value item after the one at index %d; want at most one radix, to-string or friendly", b.valueAt)
 	case b.suffixAt >= 0:
 		return itemErr(index, it, "", "comes after the suffix at index %d; suffixes go after the value", b.suffixAt)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosid-go/cosid/codec"
 	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/snowflake"
 )
 
 // plainLists are codec lists of every kind, with the largest value each holds.
@@ -28,6 +29,9 @@ var plainLists = []struct {
 	{"to-string padded width 19", []codec.Item{codec.ToString(19, true)}, math.MaxInt64},
 	{"prefix and suffixes", []codec.Item{codec.Prefix("BIZ-"), codec.ToString(8, true), codec.Suffix("-"), codec.Suffix("0")}, 99999999},
 	{"digit prefix and suffix", []codec.Item{codec.Prefix("1"), codec.Radix(10, 0, false), codec.Suffix("0")}, math.MaxInt64},
+	{"friendly", []codec.Item{codec.Friendly(snowflake.DefaultLayout(), time.UTC)}, math.MaxInt64},
+	{"friendly javascript in UTC+8 with prefix", []codec.Item{codec.Prefix("E"),
+		codec.Friendly(snowflake.JavaScriptLayout(), time.FixedZone("UTC+8", 8*3600))}, 1<<53 - 1},
 }
 
 // groupedLists are grouped codec lists of every kind, with the largest value each

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"math"
 	"slices"
@@ -99,18 +100,19 @@ func TestCheckLeaseRequest(t *testing.T) {
 
 func TestRegister(t *testing.T) {
 	open := func(context.Context, store.Spec) (store.RangeStore, error) { return nil, nil }
-	store.Register("test-registry", open)
-	if _, ok := store.Lookup("test-registry"); !ok {
+	typ := "test-" + rand.Text() // unique, so that -count runs register afresh
+	store.Register(typ, open)
+	if _, ok := store.Lookup(typ); !ok {
 		t.Error("Lookup of a registered type failed")
 	}
 	if _, ok := store.Lookup("never-registered"); ok {
 		t.Error("Lookup of an unknown type succeeded")
 	}
-	if !slices.Contains(store.Types(), "test-registry") {
+	if !slices.Contains(store.Types(), typ) {
 		t.Errorf("Types() = %v lacks the registered type", store.Types())
 	}
 	for name, f := range map[string]func(){
-		"Duplicate": func() { store.Register("test-registry", open) },
+		"Duplicate": func() { store.Register(typ, open) },
 		"EmptyType": func() { store.Register("", open) },
 		"NilOpen":   func() { store.Register("test-nil", nil) },
 	} {

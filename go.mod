@@ -7,11 +7,11 @@ tool honnef.co/go/tools/cmd/staticcheck
 require (
 	github.com/bwmarrin/snowflake v0.3.0
 	github.com/sony/sonyflake v1.2.0
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect

@@ -1,0 +1,248 @@
+package cosid
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cosid-go/cosid/internal/strictyaml"
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is CosId's configuration: the cosid section of a YAML file.
+//
+//	cosid:
+//	  namespace: app
+//	  stores:
+//	    db: { type: sql, driver: sqlite, dsn: cosid.db, timeout: 2s, options: { initSchema: true } }
+//	  generators:
+//	    order: { strategy: segment, store: db, step: 100, lookahead: 1s }
+type Config struct {
+	// Namespace prefixes every key: a generator's key is "{namespace}/{name}".
+	// Empty means DefaultNamespace.
+	Namespace  string                     `yaml:"namespace"`
+	Stores     map[string]StoreConfig     `yaml:"stores"`
+	Generators map[string]GeneratorConfig `yaml:"generators"`
+}
+
+// DefaultNamespace is the namespace of a Config that names none.
+const DefaultNamespace = "cosid"
+
+// StoreConfig is one entry of cosid.stores.
+type StoreConfig struct {
+	// Type selects the store: one registered with store.Register, such as memory
+	// or sql (and redis, etcd, http where the binary links them).
+	Type string
+	// Settings holds the entry's other keys, decoded by the store type.
+	Settings map[string]any
+
+	node *yaml.Node // the entry as read from a file, for line numbers
+}
+
+// GeneratorConfig is one entry of cosid.generators. Unset fields take the defaults
+// of segment.DefaultBatchPolicy, segment.DefaultPeriodicPolicy and the snowflake
+// package.
+type GeneratorConfig struct {
+	// Strategy is segment, periodic-segment or snowflake.
+	Strategy string `yaml:"strategy"`
+	// Store names an entry of cosid.stores. A snowflake with a MachineID needs none.
+	Store string `yaml:"store"`
+
+	Step           *int64         `yaml:"step"`
+	InitialOffset  *int64         `yaml:"initial-offset"`
+	Lookahead      *time.Duration `yaml:"lookahead"`
+	MaxBatch       *int64         `yaml:"max-batch"`
+	ReserveTimeout *time.Duration `yaml:"reserve-timeout"`
+	RangeTTL       *time.Duration `yaml:"range-ttl"`
+
+	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
+	Period string `yaml:"period"`
+	// Zone is the IANA time zone the periods follow, such as Asia/Shanghai or UTC
+	// (periodic-segment, required: the zone is explicit).
+	Zone      string         `yaml:"zone"`
+	Prewarm   *time.Duration `yaml:"prewarm"`
+	SealAfter *time.Duration `yaml:"seal-after"`
+
+	// MachineID fixes a snowflake's machine id instead of leasing one from Store.
+	MachineID *int `yaml:"machine-id"`
+	// Slots limits the machine ids leased from Store to [0, Slots); default
+	// 2^machine-bits.
+	Slots *int `yaml:"slots"`
+	// Layout is a snowflake's named bit layout: default (41/10/12, ms) or
+	// javascript (53 bits); the fields below change it.
+	Layout        string         `yaml:"layout"`
+	Epoch         string         `yaml:"epoch"` // a date (2006-01-02) or an RFC 3339 time
+	Unit          *time.Duration `yaml:"unit"`  // 1ms or 1s
+	TimestampBits *int           `yaml:"timestamp-bits"`
+	MachineBits   *int           `yaml:"machine-bits"`
+	SequenceBits  *int           `yaml:"sequence-bits"`
+	LeaseTTL      *time.Duration `yaml:"lease-ttl"`
+	Tolerance     *time.Duration `yaml:"tolerance"`
+	// OwnerKey identifies this instance to the slot store; default the host name.
+	OwnerKey string `yaml:"owner-key"`
+
+	// Codec turns ids into text, item after item; see package codec.
+	Codec []CodecItem `yaml:"codec"`
+}
+
+// CodecItem is one item of a codec list: exactly one field is set.
+type CodecItem struct {
+	Radix      *RadixItem      `yaml:"radix"`
+	ToString   *ToStringItem   `yaml:"to-string"`
+	Prefix     *TextItem       `yaml:"prefix"`
+	Suffix     *TextItem       `yaml:"suffix"`
+	DatePrefix *DatePrefixItem `yaml:"date-prefix"`
+	Period     *PeriodItem     `yaml:"period"`
+	Friendly   *FriendlyItem   `yaml:"friendly"`
+}
+
+// RadixItem writes the value in a radix from 2 to 62 (alphabet 0-9A-Za-z).
+type RadixItem struct {
+	Radix    int  `yaml:"radix"`
+	Width    int  `yaml:"width"`
+	PadStart bool `yaml:"pad-start"`
+}
+
+// ToStringItem writes the value in decimal.
+type ToStringItem struct {
+	Width    int  `yaml:"width"`
+	PadStart bool `yaml:"pad-start"`
+}
+
+// TextItem is fixed text: a prefix or a suffix.
+type TextItem struct {
+	Value string `yaml:"value"`
+}
+
+// DatePrefixItem puts the period first, in Pattern (default the period's own digits).
+type DatePrefixItem struct {
+	Delimiter string `yaml:"delimiter"`
+	Pattern   string `yaml:"pattern"`
+}
+
+// PeriodItem places the period after a business prefix.
+type PeriodItem struct {
+	Delimiter string `yaml:"delimiter"`
+}
+
+// FriendlyItem writes a Snowflake id as its time, machine and sequence.
+type FriendlyItem struct {
+	Zone string `yaml:"zone"`
+}
+
+// file is the shape of a configuration file.
+type file struct {
+	Cosid *yaml.Node `yaml:"cosid"`
+}
+
+// rawConfig is Config as decoded strictly, before the stores' settings are split off.
+type rawConfig struct {
+	Namespace  string                     `yaml:"namespace"`
+	Stores     map[string]yaml.Node       `yaml:"stores"`
+	Generators map[string]GeneratorConfig `yaml:"generators"`
+}
+
+// ReadConfig reads and decodes the configuration file at path. Unknown keys and
+// values of the wrong kind are errors that name their YAML path.
+func ReadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("cosid: %w", err)
+	}
+	cfg, err := ParseConfig(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("cosid: %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ParseConfig decodes a configuration from YAML text.
+func ParseConfig(data []byte) (Config, error) {
+	root, err := strictyaml.Parse(data)
+	if err != nil {
+		return Config{}, err
+	}
+	if root == nil {
+		return Config{}, &strictyaml.Error{Path: "cosid", Msg: "missing: the file is empty"}
+	}
+	var f file
+	if err := strictyaml.Decode(root, "", &f); err != nil {
+		return Config{}, err
+	}
+	if strictyaml.IsNull(f.Cosid) {
+		return Config{}, strictyaml.Errorf(root, "cosid", "missing; the file's top level must be a cosid: section")
+	}
+	var raw rawConfig
+	if err := strictyaml.Decode(f.Cosid, "cosid", &raw); err != nil {
+		return Config{}, err
+	}
+	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Stores: map[string]StoreConfig{}}
+	for name, node := range raw.Stores {
+		sc, err := splitStore(&node, strictyaml.Join("cosid.stores", name))
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.Stores[name] = sc
+	}
+	return cfg, nil
+}
+
+// splitStore takes the type of a store entry out of its settings.
+func splitStore(node *yaml.Node, path string) (StoreConfig, error) {
+	if node.Kind != yaml.MappingNode {
+		return StoreConfig{}, strictyaml.Errorf(node, path, "want a mapping with a type, such as {type: memory}")
+	}
+	sc := StoreConfig{node: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: node.Line, Column: node.Column}}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k, v := node.Content[i], node.Content[i+1]
+		if k.Value == "type" {
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return StoreConfig{}, strictyaml.Errorf(v, path+".type", "want a store type; one of: %s", typeList())
+			}
+			sc.Type = v.Value
+			continue
+		}
+		sc.node.Content = append(sc.node.Content, k, v)
+	}
+	if sc.Type == "" {
+		return StoreConfig{}, strictyaml.Errorf(node, path+".type", "missing; want one of: %s", typeList())
+	}
+	if err := sc.node.Decode(&sc.Settings); err != nil {
+		return StoreConfig{}, strictyaml.Errorf(node, path, "%v", err)
+	}
+	return sc, nil
+}
+
+// settingsNode returns the node of a store's settings: as read, or built from Settings.
+func (sc StoreConfig) settingsNode() (*yaml.Node, error) {
+	if sc.node != nil {
+		return sc.node, nil
+	}
+	var n yaml.Node
+	if err := n.Encode(sc.Settings); err != nil {
+		return nil, err
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	return &n, nil
+}
+
+// sortedKeys returns m's keys in order, so that errors and start-up are repeatable.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func quotedList(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,103 @@
+package cosid_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cosid-go/cosid"
+)
+
+// openYAML parses and opens a configuration.
+func openYAML(t *testing.T, text string) (*cosid.Runtime, error) {
+	t.Helper()
+	cfg, err := cosid.ParseConfig([]byte(text))
+	if err != nil {
+		return nil, err
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err == nil {
+		t.Cleanup(func() { rt.Close() })
+	}
+	return rt, err
+}
+
+const memStore = "  stores: {mem: {type: memory}}\n"
+
+// TestConfig_BadConfigsNameThePath opens bad configurations: each fails with an error
+// that names the YAML path of the mistake and what is allowed.
+func TestConfig_BadConfigsNameThePath(t *testing.T) {
+	gen := func(body string) string { return "cosid:\n" + memStore + "  generators:\n" + body }
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"EmptyFile", "", "cosid: missing"},
+		{"NoCosidSection", "other: 1\n", "other: unknown key; want one of: cosid"},
+		{"CosidNull", "cosid:\n", "cosid: missing"},
+		{"CosidList", "cosid: [a]\n", "cosid: want a mapping"},
+		{"UnknownTopKey", "cosid: {namspace: x}\n", "cosid.namspace: unknown key; want one of: generators, namespace, stores"},
+		{"NamespaceTooLong", "cosid: {namespace: " + strings.Repeat("n", 256) + "}\n", "cosid.namespace: "},
+		{"NotYAML", "cosid: {a: [}\n", "yaml"},
+		{"StoreWithoutType", "cosid: {stores: {db: {dsn: x}}}\n", "cosid.stores.db.type: missing; want one of:"},
+		{"StoreUnknownType", "cosid: {stores: {db: {type: mongo}}}\n", `cosid.stores.db.type: unknown store type "mongo"; this binary has:`},
+		{"StoreNotAMapping", "cosid: {stores: {db: memory}}\n", "cosid.stores.db: want a mapping with a type"},
+		{"MemoryStoreSettings", "cosid: {stores: {mem: {type: memory, size: 3}}}\n", "cosid.stores.mem.size: unknown key; cosid.stores.mem takes no settings"},
+		{"StoreTypeList", "cosid: {stores: {db: {type: [sql]}}}\n", "cosid.stores.db.type: want a store type"},
+		{"GeneratorsList", "cosid:\n" + memStore + "  generators: [order]\n", "cosid.generators: want a mapping"},
+		{"MissingStrategy", gen("    order: {store: mem}\n"), "cosid.generators.order.strategy: missing; want one of: segment, periodic-segment, snowflake"},
+		{"UnknownStrategy", gen("    order: {strategy: segmnet, store: mem}\n"), `cosid.generators.order.strategy: unknown strategy "segmnet"; want one of: segment, periodic-segment, snowflake`},
+		{"UnknownGeneratorKey", gen("    order: {strategy: segment, store: mem, stpe: 10}\n"), "cosid.generators.order.stpe: unknown key; want one of: codec, epoch,"},
+		{"DuplicateGenerator", gen("    order: {strategy: segment, store: mem}\n    order: {strategy: segment, store: mem}\n"), "cosid.generators.order: defined twice"},
+		{"MissingStore", gen("    order: {strategy: segment}\n"), "cosid.generators.order.store: missing; want one of the configured stores: mem"},
+		{"UnknownStore", gen("    order: {strategy: segment, store: db}\n"), `cosid.generators.order.store: no store "db"; want one of: mem`},
+		{"StepZero", gen("    order: {strategy: segment, store: mem, step: 0}\n"), "cosid.generators.order.step: step is 0, want ≥ 1"},
+		{"StepNotANumber", gen("    order: {strategy: segment, store: mem, step: ten}\n"), `cosid.generators.order.step: "ten" is not an integer`},
+		{"InitialOffsetNegative", gen("    order: {strategy: segment, store: mem, initial-offset: -1}\n"), "cosid.generators.order.initial-offset: initial-offset is -1, want ≥ 0"},
+		{"LookaheadWithoutUnit", gen("    order: {strategy: segment, store: mem, lookahead: 1}\n"), `cosid.generators.order.lookahead: "1" is not a duration; write one like "500ms", "2s", "48h"`},
+		{"LookaheadNegative", gen("    order: {strategy: segment, store: mem, lookahead: -1s}\n"), "cosid.generators.order.lookahead: lookahead is -1s, want ≥ 0"},
+		{"MaxBatchBelowStep", gen("    order: {strategy: segment, store: mem, step: 100, max-batch: 10}\n"), "cosid.generators.order.max-batch: max-batch is 10, want 0 (the default) or ≥ Step (100)"},
+		{"ReserveTimeoutZero", gen("    order: {strategy: segment, store: mem, reserve-timeout: 0s}\n"), "cosid.generators.order.reserve-timeout: reserve-timeout is 0s, want > 0"},
+		{"RangeTTLNegative", gen("    order: {strategy: segment, store: mem, range-ttl: -5s}\n"), "cosid.generators.order.range-ttl: range-ttl is -5s"},
+		{"DaysAreNotADuration", gen("    order: {strategy: segment, store: mem, range-ttl: 1d}\n"), `cosid.generators.order.range-ttl: "1d" is not a duration`},
+		{"PeriodOnSegment", gen("    order: {strategy: segment, store: mem, period: YEAR}\n"), "cosid.generators.order.period: not a setting of strategy segment; it takes: store, step,"},
+		{"PeriodMissing", gen("    bill: {strategy: periodic-segment, store: mem, zone: UTC}\n"), "cosid.generators.bill.period: missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY"},
+		{"PeriodUnknown", gen("    bill: {strategy: periodic-segment, store: mem, zone: UTC, period: DAY}\n"), `cosid.generators.bill.period: "DAY" is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY`},
+		{"ZoneMissing", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR}\n"), "cosid.generators.bill.zone: missing; the zone is explicit"},
+		{"ZoneUnknown", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: Asia/Shanghia}\n"), `cosid.generators.bill.zone: "Asia/Shanghia" is not a known time zone`},
+		{"PrewarmNegative", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, prewarm: -1m}\n"), "cosid.generators.bill.prewarm: prewarm is -1m0s, want ≥ 0"},
+		{"CodecTwoKinds", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radix: {radix: 62}, prefix: {value: A}}]\n"), "cosid.generators.order.codec[0]: want exactly one item"},
+		{"CodecUnknownKind", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radx: {radix: 62}}]\n"), "cosid.generators.order.codec[0].radx: unknown key; want one of: date-prefix, friendly, period, prefix, radix, suffix, to-string"},
+		{"CodecRadixTooBig", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radix: {radix: 63}}]\n"), "cosid.generators.order.codec[0].radix.radix: 63 is not in 2–62"},
+		{"CodecWidthNotANumber", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radix: {radix: 10, width: six}}]\n"), `cosid.generators.order.codec[0].radix.width: "six" is not an integer`},
+		{"CodecDatePrefixOnSegment", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{date-prefix: {delimiter: '-'}}]\n"), "cosid.generators.order.codec[0].date-prefix"},
+		{"CodecDatePrefixNotFirst", gen("    bill:\n      strategy: periodic-segment\n      store: mem\n      period: YEAR\n      zone: UTC\n      codec: [{prefix: {value: B}}, {date-prefix: {}}]\n"), "cosid.generators.bill.codec[1].date-prefix"},
+		{"CodecPatternWrongPeriod", gen("    bill:\n      strategy: periodic-segment\n      store: mem\n      period: YEAR_MONTH\n      zone: UTC\n      codec: [{date-prefix: {pattern: yyyyMMdd}}]\n"), "cosid.generators.bill.codec[0].date-prefix.pattern"},
+		{"FriendlyOnSegment", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{friendly: {}}]\n"), "cosid.generators.order.codec[0].friendly: only a snowflake generator's ids have a friendly form"},
+		{"StepOnSnowflake", gen("    event: {strategy: snowflake, store: mem, step: 10}\n"), "cosid.generators.event.step: not a setting of strategy snowflake"},
+		{"SnowflakeLayoutUnknown", gen("    event: {strategy: snowflake, store: mem, layout: twitter}\n"), `cosid.generators.event.layout: unknown layout "twitter"; want default or javascript`},
+		{"SnowflakeTooManyBits", gen("    event: {strategy: snowflake, store: mem, sequence-bits: 20}\n"), "cosid.generators.event: layout:"},
+		{"SnowflakeEpochBad", gen("    event: {strategy: snowflake, store: mem, epoch: yesterday}\n"), `cosid.generators.event.epoch: "yesterday" is not a date like 2026-01-01`},
+		{"SnowflakeMachineIDAndStore", gen("    event: {strategy: snowflake, store: mem, machine-id: 3}\n"), "cosid.generators.event.machine-id: a fixed machine id takes no store"},
+		{"SnowflakeMachineIDTooBig", gen("    event: {strategy: snowflake, machine-id: 5000}\n"), "cosid.generators.event.machine-id:"},
+		{"SnowflakeWithoutStore", gen("    event: {strategy: snowflake}\n"), "cosid.generators.event.store: missing; want one of the configured stores: mem (or set machine-id)"},
+		{"GeneratorKeyTooLong", gen("    " + strings.Repeat("g", 255) + ": {strategy: segment, store: mem}\n"), "cosid.generators." + strings.Repeat("g", 255) + ": the generator's key: invalid argument: key"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rt, err := openYAML(t, tc.yaml)
+			if err == nil {
+				t.Fatalf("opened %q; want an error containing %q (generators %v)", tc.yaml, tc.want, rt.Generators())
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error:\n  %v\nwant it to contain:\n  %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOpen_ErrorsWrapErrConfig(t *testing.T) {
+	_, err := cosid.Open(t.Context(), cosid.Config{Stores: map[string]cosid.StoreConfig{"db": {Type: "nope"}}})
+	if !errors.Is(err, cosid.ErrConfig) {
+		t.Errorf("Open: %v, want an error wrapping ErrConfig", err)
+	}
+}

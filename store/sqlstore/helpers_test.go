@@ -20,9 +20,9 @@ const testTimeout = 5 * time.Second
 
 // backend is a live database the tests run against.
 type backend struct {
-	name    string // the dialect it is detected as
-	driver  string
-	envVar  string // "" for SQLite, which needs no server
+	name   string // the dialect it is detected as
+	driver string
+	envVar string // "" for SQLite, which needs no server
 }
 
 var backends = []backend{

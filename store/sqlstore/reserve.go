@@ -144,13 +144,17 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 	return nil
 }
 
-// begin bounds ctx by the store's timeout and, where the database has one writer,
-// waits for the store's turn. The cancel function ends both.
+// begin bounds ctx by the store's timeout, unless its deadline comes sooner, and
+// where the store must queue its own writes, waits for the store's turn. The cancel
+// function ends both.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
 		return ctx, nil, ErrClosed
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	cancel := context.CancelFunc(func() {})
+	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > s.timeout {
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+	}
 	if s.writer == nil {
 		return ctx, cancel, nil
 	}

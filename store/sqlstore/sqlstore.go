@@ -35,8 +35,8 @@ type Store struct {
 	plan    FetchPlan
 	timeout time.Duration
 	name    string // "sqlstore(postgresql, cosid_range)", for errors
-	// writer, when set, lets one reservation at a time run: SQLite has one writer,
-	// and callers queued on its lock wait far longer than on this channel.
+	// writer, when set, lets one call at a time reach a database with one writer
+	// (SQLite) whose pool the application owns.
 	writer chan struct{}
 	closed atomic.Bool
 }
@@ -47,7 +47,8 @@ var (
 )
 
 // New returns a Store on db, which the application owns: Close leaves it open. Every
-// statement is bounded by timeout. New detects the dialect (unless WithDialect names
+// call is bounded by timeout, a context deadline that, unlike JDBC's whole-second
+// query timeout, needs no rounding: Timeout reports it as given. New detects the dialect (unless WithDialect names
 // it), checks the tables and, with WithInitSchema, creates the missing ones, all
 // within timeout; it reports every bad input there rather than at the first Reserve.
 //
@@ -198,9 +199,13 @@ func newStore(ctx context.Context, db *sql.DB, owned bool, timeout time.Duration
 		name:    fmt.Sprintf("sqlstore(%s, %s)", d.Name(), cfg.tables.Range),
 	}
 	if d.Name() == "sqlite" {
-		s.writer = make(chan struct{}, 1)
+		// One writer: callers queued on the file lock wait far longer than on the
+		// pool, so a pool that Open owns gets one connection, and a store on the
+		// application's pool queues its own calls.
 		if owned {
-			db.SetMaxOpenConns(1) // one writer: more connections only queue on the file lock
+			db.SetMaxOpenConns(1)
+		} else {
+			s.writer = make(chan struct{}, 1)
 		}
 	}
 	if err := s.checkTables(ctx, cfg); err != nil {

@@ -1,0 +1,10 @@
+package main
+
+// The database/sql drivers of the SQL store: sqlstore imports none, a program links
+// the ones it imports, and the CLI serves them all.
+import (
+	_ "github.com/go-sql-driver/mysql"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/microsoft/go-mssqldb"
+	_ "modernc.org/sqlite"
+)

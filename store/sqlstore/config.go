@@ -1,0 +1,94 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// DefaultTimeout bounds every statement of a store configured without a timeout.
+const DefaultTimeout = 2 * time.Second
+
+func init() { store.Register("sql", openSpec) }
+
+// specConfig is the configuration of a store of type sql:
+//
+//	type: sql
+//	driver: pgx              # pgx | mysql | sqlserver | sqlite (the program imports it)
+//	dsn: postgres://…
+//	timeout: 2s
+//	options: { initSchema: true, dialect: postgresql, rangeTable: cosid_range, fetchPlan: statement }
+type specConfig struct {
+	Driver  string        `yaml:"driver"`
+	DSN     string        `yaml:"dsn"`
+	Timeout time.Duration `yaml:"timeout"`
+	Options struct {
+		InitSchema     bool   `yaml:"initSchema"`
+		Dialect        string `yaml:"dialect"`
+		RangeTable     string `yaml:"rangeTable"`
+		SlotTable      string `yaml:"slotTable"`
+		NamespaceTable string `yaml:"namespaceTable"`
+		FetchPlan      string `yaml:"fetchPlan"`
+	} `yaml:"options"`
+}
+
+// openSpec opens a store of type sql. Its errors name the field of spec at fault and
+// the values it allows.
+func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
+	var c specConfig
+	if err := spec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w (fields: driver, dsn, timeout, options: {initSchema, dialect, rangeTable, slotTable, namespaceTable, fetchPlan})",
+			spec.Path, store.ErrInvalidArgument, err)
+	}
+	bad := func(field string, format string, args ...any) error {
+		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case c.Driver == "":
+		return nil, bad("driver", "missing; want one of pgx, mysql, sqlserver, sqlite (or another registered database/sql driver)")
+	case checkDriver(c.Driver) != nil:
+		return nil, bad("driver", "%v", checkDriver(c.Driver))
+	case c.DSN == "":
+		return nil, bad("dsn", "missing; want the driver's data source name, such as postgres://user@host/db or cosid.db")
+	case c.Timeout < 0:
+		return nil, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect)}
+	if d := c.Options.Dialect; d != "" {
+		if _, ok := lookupDialect(d); !ok {
+			return nil, bad("options.dialect", "%q is unknown; want one of %s (or leave it out to detect it)", d, strings.Join(Dialects(), ", "))
+		}
+	}
+	if p := c.Options.FetchPlan; p != "" {
+		plan, err := ParseFetchPlan(p)
+		if err != nil {
+			return nil, bad("options.fetchPlan", "%v", err)
+		}
+		opts = append(opts, WithFetchPlan(plan))
+	}
+	t := Tables{Range: c.Options.RangeTable, Slot: c.Options.SlotTable, Namespace: c.Options.NamespaceTable}
+	for _, f := range []struct{ field, name string }{
+		{"options.rangeTable", t.Range}, {"options.slotTable", t.Slot}, {"options.namespaceTable", t.Namespace},
+	} {
+		if f.name == "" {
+			continue
+		}
+		if err := checkTableName(f.name); err != nil {
+			return nil, bad(f.field, "%v", err)
+		}
+	}
+	opts = append(opts, WithTables(t))
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	st, err := open(ctx, c.Driver, c.DSN, c.Timeout, buildConfig(opts))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	}
+	return st, nil
+}

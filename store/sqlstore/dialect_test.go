@@ -1,0 +1,126 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// proxyDialect is SQLite SQL whose reservations report what a misbehaving SQL proxy
+// would: a value below the size, or none at all. It recognises only databases that
+// have a table proxy_marker, so that it never claims another test's SQLite file.
+type proxyDialect struct {
+	sqliteDialect
+	name   string
+	report int64 // the value its Reserve reports; 0 reports none
+}
+
+func (d proxyDialect) Name() string { return d.name }
+
+func (d proxyDialect) Detect(ctx context.Context, q Querier) bool {
+	_, err := q.ExecContext(ctx, "select 1 from proxy_marker")
+	return err == nil
+}
+
+func (d proxyDialect) Ranges(t Tables) Ranges {
+	return proxyRanges{Ranges: d.sqliteDialect.Ranges(t), report: d.report}
+}
+
+type proxyRanges struct {
+	Ranges
+	report int64
+}
+
+func (r proxyRanges) Reserve(ctx context.Context, q Querier, key string, size, created int64) (int64, bool, error) {
+	if _, _, err := r.Ranges.Reserve(ctx, q, key, size, created); err != nil {
+		return 0, false, err
+	}
+	return r.report, r.report != 0, nil
+}
+
+func init() {
+	Register(proxyDialect{name: "test-proxy-below", report: 1})
+	Register(proxyDialect{name: "test-proxy-none"})
+}
+
+func proxyDB(t *testing.T) *sql.DB {
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "proxy.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec("create table proxy_marker (x integer)"); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// TestReserve_LostValueFails checks the SQL-proxy rule: a reservation whose statement
+// reports a value below the size, or no value for a key that is neither sealed nor
+// full, fails with ErrLostValue instead of handing out a range.
+func TestReserve_LostValueFails(t *testing.T) {
+	for _, name := range []string{"test-proxy-below", "test-proxy-none"} {
+		t.Run(name, func(t *testing.T) {
+			st, err := New(proxyDB(t), time.Second, WithDialect(name), WithInitSchema(true), WithLogger(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			for range 2 { // a new key, then an existing one
+				r, err := st.Reserve(t.Context(), "k", 5, 0)
+				if !errors.Is(err, ErrLostValue) {
+					t.Errorf("Reserve = %v, %v; want ErrLostValue", r, err)
+				}
+			}
+		})
+	}
+}
+
+// TestRegister_TriedBeforeBuiltins checks that a registered dialect is listed and
+// detected before the built-in ones, and that registering a name twice panics.
+func TestRegister_TriedBeforeBuiltins(t *testing.T) {
+	names := Dialects()
+	if i, j := slices.Index(names, "test-proxy-below"), slices.Index(names, "postgresql"); i < 0 || i > j {
+		t.Errorf("Dialects() = %q, want test-proxy-below before the built-ins", names)
+	}
+	st, err := New(proxyDB(t), time.Second, WithInitSchema(true), WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Dialect() != "test-proxy-below" {
+		t.Errorf("detected %q, want the registered test-proxy-below before the built-in sqlite", st.Dialect())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a dialect name twice did not panic")
+		}
+	}()
+	Register(proxyDialect{name: "test-proxy-below"})
+}
+
+// TestSchema names the dialect and tables and refuses unknown ones.
+func TestSchema(t *testing.T) {
+	script, err := Schema("postgresql", Tables{Range: "ids.seq"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`create table if not exists "ids"."seq"`, `"cosid_slot"`, `"cosid_namespace"`} {
+		if !strings.Contains(script, want) {
+			t.Errorf("script lacks %q:\n%s", want, script)
+		}
+	}
+	if _, err := Schema("db2", Tables{}); err == nil || !strings.Contains(err.Error(), "sqlite") {
+		t.Errorf("Schema of an unknown dialect: %v, want an error listing the dialects", err)
+	}
+	if _, err := Schema("sqlite", Tables{Range: "a-b"}); err == nil || !strings.Contains(err.Error(), "rangeTable") {
+		t.Errorf("Schema with a bad name: %v, want an error naming rangeTable", err)
+	}
+}

@@ -1,0 +1,62 @@
+// Package sqlstore is a store.RangeStore on database/sql, for PostgreSQL, MySQL,
+// MariaDB, SQL Server and SQLite, the store that most deployments run.
+//
+// New wraps a *sql.DB that the application owns; Open opens and owns one. Both detect
+// the dialect from the server's own version query, check the tables and, with
+// WithInitSchema, create them, all within the store's timeout, so that bad settings
+// fail at start-up and never at the first reservation.
+//
+// # Drivers
+//
+// The package imports no driver: a program links the ones it imports, as with
+// database/sql itself. Import the driver of your database:
+//
+//	import _ "github.com/jackc/pgx/v5/stdlib"  // "pgx": PostgreSQL
+//	import _ "github.com/go-sql-driver/mysql"  // "mysql": MySQL and MariaDB
+//	import _ "github.com/microsoft/go-mssqldb" // "sqlserver": SQL Server
+//	import _ "modernc.org/sqlite"              // "sqlite": SQLite, pure Go
+//
+// Driver errors are told apart without importing the drivers, through the methods
+// they have: SQLState() (pgx), SQLErrorNumber() (go-mssqldb), Code()
+// (modernc.org/sqlite), and for go-sql-driver/mysql, whose error type has none, the
+// number at the start of its text ("Error 1062 (23000): …").
+//
+// # Reservations
+//
+// A reservation is one statement and one round trip, which returns the key's new
+// next value; the range is [next − size, next):
+//
+//	postgresql       insert … on conflict … do update … returning
+//	mysql, mariadb   insert … on duplicate key update next_value = last_insert_id(next_value + ?),
+//	                 read from the statement's own result; both branches set last_insert_id
+//	sqlserver        merge … with (holdlock) … output
+//	sqlite           insert … on conflict … do update … returning
+//
+// A sealed key, or one that size would take past math.MaxInt64, changes no row: the
+// statement checks both, and the store then reads the row to say which
+// (store.ErrSealed, store.ErrExhausted). A value the statement cannot have written
+// fails the reservation with ErrLostValue instead of handing out a range: behind an
+// SQL proxy that rewrites or loses last_insert_id, or splits reads from writes, set
+// FetchTransaction, which updates and reads the row in one transaction.
+//
+// The tables, by default cosid_range, cosid_slot and cosid_namespace, are created by
+// the script of Schema, one per dialect, which a DBA can run instead of initSchema.
+//
+// # SQLite
+//
+// SQLite has one writer. A store lets one of its reservations at a time reach the
+// database, and Open gives it one connection, a busy timeout equal to the store's
+// timeout (other processes on the file wait for each other's writes) and WAL mode.
+//
+// # SQL Server
+//
+// The sqlserver dialect is untested against a live server here: its SQL text is fixed
+// by golden tests only. The other dialects pass the store test kit on real servers
+// (PostgreSQL 15, MariaDB 10.11, SQLite).
+//
+// # Other databases
+//
+// Another database, or different SQL for a supported one, is a Dialect given to
+// Register. Registered dialects are tried before the built-in ones and can be named
+// with WithDialect; a dialect must pass storetest.RunRangeStore on its database.
+package sqlstore

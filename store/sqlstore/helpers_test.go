@@ -1,0 +1,80 @@
+package sqlstore_test
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+
+	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/store/sqlstore"
+)
+
+const testTimeout = 5 * time.Second
+
+// backend is a live database the tests run against.
+type backend struct {
+	name   string // the dialect it is detected as
+	driver string
+	envVar string // "" for SQLite, which needs no server
+}
+
+var backends = []backend{
+	{name: "postgresql", driver: "pgx", envVar: testenv.Postgres},
+	{name: "mariadb", driver: "mysql", envVar: testenv.MySQL},
+	{name: "sqlite", driver: "sqlite"},
+}
+
+// dsn returns the backend's DSN: the server's from the environment (skipping t when
+// unset), or a new SQLite file in t's temporary directory.
+func (b backend) dsn(t testing.TB) string {
+	t.Helper()
+	if b.envVar == "" {
+		return filepath.Join(t.TempDir(), "cosid.db")
+	}
+	return testenv.Server(t, b.envVar)
+}
+
+// openStore opens a store on dsn that t closes.
+func openStore(t testing.TB, b backend, dsn string, opts ...sqlstore.Option) *sqlstore.Store {
+	t.Helper()
+	st, err := sqlstore.Open(b.driver, dsn, testTimeout, append([]sqlstore.Option{sqlstore.WithInitSchema(true), sqlstore.WithLogger(nil)}, opts...)...)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", b.name, err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// openDB opens dsn with the backend's driver, for statements of the test's own.
+func openDB(t testing.TB, b backend, dsn string) *sql.DB {
+	t.Helper()
+	if b.driver == "sqlite" {
+		dsn += "?_pragma=busy_timeout(5000)"
+	}
+	db, err := sql.Open(b.driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// tempTables returns table names unique to this run, and drops the tables when t ends.
+func tempTables(t testing.TB, db *sql.DB) sqlstore.Tables {
+	t.Helper()
+	suffix := strings.ToLower(rand.Text()[:10])
+	tables := sqlstore.Tables{Range: "t_range_" + suffix, Slot: "t_slot_" + suffix, Namespace: "t_ns_" + suffix}
+	t.Cleanup(func() {
+		for _, n := range []string{tables.Range, tables.Slot, tables.Namespace} {
+			db.Exec("drop table if exists " + n)
+		}
+	})
+	return tables
+}

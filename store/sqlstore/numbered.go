@@ -1,0 +1,71 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// numbered runs range statements whose placeholders are numbered ($1, ?1, @p1), so
+// that every statement of a method takes the same arguments in the same order:
+//
+//	reserve (key, size, created)   advance (key, size)   read (key)
+//	insert  (key, next)            seal    (key)
+type numbered struct {
+	reserve, advance, read, insert, seal string
+	// keyArg is the key as the driver is to send it; nil sends the string.
+	keyArg func(string) any
+}
+
+func (n numbered) key(k string) any {
+	if n.keyArg == nil {
+		return k
+	}
+	return n.keyArg(k)
+}
+
+func (n numbered) Reserve(ctx context.Context, q Querier, key string, size, created int64) (int64, bool, error) {
+	var next int64
+	err := q.QueryRowContext(ctx, n.reserve, n.key(key), size, created).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return next, err == nil, err
+}
+
+func (n numbered) Advance(ctx context.Context, q Querier, key string, size int64) (bool, error) {
+	return execOne(ctx, q, n.advance, n.key(key), size)
+}
+
+func (n numbered) Read(ctx context.Context, q Querier, key string) (int64, bool, bool, error) {
+	return readRow(ctx, q, n.read, n.key(key))
+}
+
+func (n numbered) Insert(ctx context.Context, q Querier, key string, next int64) error {
+	_, err := q.ExecContext(ctx, n.insert, n.key(key), next)
+	return err
+}
+
+func (n numbered) Seal(ctx context.Context, q Querier, key string) error {
+	_, err := q.ExecContext(ctx, n.seal, n.key(key))
+	return err
+}
+
+// execOne runs an update and reports whether it changed a row.
+func execOne(ctx context.Context, q Querier, query string, args ...any) (bool, error) {
+	res, err := q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// readRow reads next_value and sealed of a key with query.
+func readRow(ctx context.Context, q Querier, query string, args ...any) (next int64, sealed, found bool, err error) {
+	err = q.QueryRowContext(ctx, query, args...).Scan(&next, &sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, false, nil
+	}
+	return next, sealed, err == nil, err
+}

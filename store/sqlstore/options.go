@@ -1,0 +1,124 @@
+package sqlstore
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// Tables names the store's tables. A name is an identifier or schema.identifier, each
+// part an ASCII letter or underscore followed by letters, digits or underscores, at
+// most 63 bytes. The store quotes the names for its dialect, so a name keeps its case
+// and may be a reserved word.
+type Tables struct {
+	Range     string // default cosid_range
+	Slot      string // default cosid_slot
+	Namespace string // default cosid_namespace
+}
+
+// DefaultTables returns cosid_range, cosid_slot and cosid_namespace.
+func DefaultTables() Tables {
+	return Tables{Range: "cosid_range", Slot: "cosid_slot", Namespace: "cosid_namespace"}
+}
+
+// withDefaults fills the empty names of t with the defaults.
+func (t Tables) withDefaults() Tables {
+	d := DefaultTables()
+	if t.Range != "" {
+		d.Range = t.Range
+	}
+	if t.Slot != "" {
+		d.Slot = t.Slot
+	}
+	if t.Namespace != "" {
+		d.Namespace = t.Namespace
+	}
+	return d
+}
+
+// check reports the first table name that checkTableName refuses, naming the option.
+func (t Tables) check() error {
+	for _, n := range []struct{ option, name string }{
+		{"rangeTable", t.Range}, {"slotTable", t.Slot}, {"namespaceTable", t.Namespace},
+	} {
+		if err := checkTableName(n.name); err != nil {
+			return fmt.Errorf("%s: %w", n.option, err)
+		}
+	}
+	return nil
+}
+
+func (t Tables) quote(d Dialect) Tables {
+	return Tables{Range: quoteTableName(d, t.Range), Slot: quoteTableName(d, t.Slot), Namespace: quoteTableName(d, t.Namespace)}
+}
+
+// FetchPlan says how a reservation learns the value it wrote.
+type FetchPlan string
+
+const (
+	// FetchStatement reads the value from the reserving statement itself (returning,
+	// output, or MySQL's last_insert_id), in one round trip. The default.
+	FetchStatement FetchPlan = "statement"
+	// FetchTransaction updates and then reads the row in one transaction, for an SQL
+	// proxy that rewrites or loses last_insert_id, or that splits reads from writes.
+	// It costs a few more round trips.
+	FetchTransaction FetchPlan = "transaction"
+)
+
+var fetchPlans = []FetchPlan{FetchStatement, FetchTransaction}
+
+// ParseFetchPlan returns the FetchPlan named s, or an error naming the allowed values.
+func ParseFetchPlan(s string) (FetchPlan, error) {
+	for _, p := range fetchPlans {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("fetchPlan %q is unknown; want %s or %s", s, FetchStatement, FetchTransaction)
+}
+
+// Option configures a Store.
+type Option func(*config)
+
+type config struct {
+	dialect    string
+	initSchema bool
+	tables     Tables
+	plan       FetchPlan
+	logger     *slog.Logger
+}
+
+func buildConfig(opts []Option) config {
+	c := config{tables: DefaultTables(), plan: FetchStatement, logger: slog.Default()}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// WithDialect names the dialect (see Dialects) instead of detecting it from the
+// server's version query. Naming one serves a server that speaks a dialect's SQL
+// but answers its version query otherwise.
+func WithDialect(name string) Option { return func(c *config) { c.dialect = strings.TrimSpace(name) } }
+
+// WithInitSchema makes New create the tables that do not exist yet (default false:
+// New fails and says how to create them).
+func WithInitSchema(on bool) Option { return func(c *config) { c.initSchema = on } }
+
+// WithTables sets the table names; empty fields keep their defaults.
+func WithTables(t Tables) Option { return func(c *config) { c.tables = t.withDefaults() } }
+
+// WithFetchPlan sets how a reservation reads the value it wrote (default
+// FetchStatement).
+func WithFetchPlan(p FetchPlan) Option { return func(c *config) { c.plan = p } }
+
+// WithLogger sets the logger of start-up events, such as tables created (default
+// slog.Default()). A nil logger logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
+		}
+		c.logger = l
+	}
+}

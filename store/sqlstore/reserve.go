@@ -1,0 +1,196 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// maxTxAttempts bounds the transactions of one FetchTransaction reservation: a
+// concurrent creation of the same key makes one of them fail with a duplicate key or
+// a deadlock, and the next attempt finds the key.
+const maxTxAttempts = 10
+
+// Reserve implements store.RangeStore. It is one statement, one round trip, except
+// with FetchTransaction, and when initialOffset+size would pass math.MaxInt64 (then
+// only an existing key can serve it, which a short transaction finds out).
+func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
+	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
+	}
+	ctx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return store.Range{}, s.fail(ctx, "reserve", key, err)
+	}
+	defer cancel()
+	var next int64
+	if s.plan == FetchStatement && store.Fits(initialOffset, size) {
+		next, err = s.reserveStatement(ctx, key, size, initialOffset+size)
+	} else {
+		next, err = s.reserveTx(ctx, key, size, initialOffset)
+	}
+	if err != nil {
+		return store.Range{}, s.fail(ctx, "reserve", key, err)
+	}
+	if next < size {
+		return store.Range{}, s.fail(ctx, "reserve", key, fmt.Errorf("%w (reported %d for a size of %d)", ErrLostValue, next, size))
+	}
+	return store.Range{Start: next - size, End: next}, nil
+}
+
+func (s *Store) reserveStatement(ctx context.Context, key string, size, created int64) (int64, error) {
+	next, ok, err := s.ranges.Reserve(ctx, s.q, key, size, created)
+	if err != nil || ok {
+		return next, err
+	}
+	// No row changed, or (MySQL) the statement reported no value: read why. A sealed
+	// key stays sealed and a full one full, so the answer holds for the statement too.
+	cur, sealed, found, err := s.ranges.Read(ctx, s.q, key)
+	if err != nil {
+		return 0, err
+	}
+	return 0, refusal(found, sealed, cur, size)
+}
+
+// refusal explains a reservation that changed no row of an existing key.
+func refusal(found, sealed bool, cur, size int64) error {
+	switch {
+	case sealed:
+		return store.ErrSealed
+	case found && !store.Fits(cur, size):
+		return fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, cur, int64(math.MaxInt64))
+	default:
+		return ErrLostValue
+	}
+}
+
+// errAppeared means a key that the transaction's update found missing was created by
+// another transaction before the read: the next attempt updates it.
+var errAppeared = errors.New("the key was created concurrently")
+
+// reserveTx reserves in transactions, running one again when a concurrent one made it
+// fail in a way that may pass next time.
+func (s *Store) reserveTx(ctx context.Context, key string, size, initialOffset int64) (int64, error) {
+	for attempt := 1; ; attempt++ {
+		next, err := s.reserveInTx(ctx, key, size, initialOffset)
+		retry := errors.Is(err, errAppeared) || s.dialect.Retryable(err)
+		if err == nil || attempt == maxTxAttempts || ctx.Err() != nil || !retry {
+			return next, err
+		}
+	}
+}
+
+// reserveInTx writes first, so that the transaction holds the row (or, with SQLite,
+// the database) before it reads: the value it reads back is the one it wrote.
+func (s *Store) reserveInTx(ctx context.Context, key string, size, initialOffset int64) (next int64, err error) {
+	// Read committed: MySQL's default, repeatable read, has the update of a missing
+	// key take a gap lock, and concurrent creators then deadlock on their inserts.
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	q := s.q.inTx(tx)
+	advanced, err := s.ranges.Advance(ctx, q, key, size)
+	if err != nil {
+		return 0, err
+	}
+	cur, sealed, found, err := s.ranges.Read(ctx, q, key)
+	switch {
+	case err != nil:
+		return 0, err
+	case advanced && (!found || sealed):
+		return 0, ErrLostValue
+	case advanced:
+		next = cur
+	case sealed || (found && !store.Fits(cur, size)):
+		return 0, refusal(found, sealed, cur, size)
+	case found:
+		return 0, errAppeared
+	case !store.Fits(initialOffset, size):
+		return 0, fmt.Errorf("%w: a new key starting at %d has no room for %d", store.ErrExhausted, initialOffset, size)
+	default:
+		next = initialOffset + size
+		if err = s.ranges.Insert(ctx, q, key, next); err != nil {
+			return 0, err
+		}
+	}
+	return next, tx.Commit()
+}
+
+// Seal implements store.RangeStore: one statement that marks the key sealed, creating
+// it sealed when it does not exist.
+func (s *Store) Seal(ctx context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return fmt.Errorf("%s: seal: %w", s.name, err)
+	}
+	ctx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return s.fail(ctx, "seal", key, err)
+	}
+	defer cancel()
+	if err := s.ranges.Seal(ctx, s.q, key); err != nil {
+		return s.fail(ctx, "seal", key, err)
+	}
+	return nil
+}
+
+// begin bounds ctx by the store's timeout, unless its deadline comes sooner, and
+// where the store must queue its own writes, waits for the store's turn. The cancel
+// function ends both.
+func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if s.closed.Load() {
+		return ctx, nil, ErrClosed
+	}
+	cancel := context.CancelFunc(func() {})
+	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > s.timeout {
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+	}
+	if s.writer == nil {
+		return ctx, cancel, nil
+	}
+	select {
+	case s.writer <- struct{}{}:
+		return ctx, func() { <-s.writer; cancel() }, nil
+	case <-ctx.Done():
+		cancel()
+		return ctx, nil, ctx.Err()
+	}
+}
+
+// fail wraps err with the operation, the key and the store. When ctx ended, the error
+// also wraps ctx.Err(), whatever the driver made of the cancellation.
+func (s *Store) fail(ctx context.Context, op, key string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		err = fmt.Errorf("%w: %w", ctxErr, err)
+	}
+	return fmt.Errorf("%s: %s %q: %w", s.name, op, key, err)
+}
+
+// Timeout implements store.Timeouter: every call of the store ends within it.
+func (s *Store) Timeout() time.Duration { return s.timeout }
+
+// Dialect returns the name of the store's dialect, such as "postgresql".
+func (s *Store) Dialect() string { return s.dialect.Name() }
+
+// Close implements store.RangeStore. It closes the store's prepared statements, and
+// the database when Open opened it; a *sql.DB given to New stays open.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	err := s.q.close()
+	if s.owned {
+		err = errors.Join(err, s.db.Close())
+	}
+	return err
+}

@@ -1,0 +1,24 @@
+-- CosId tables for SQLite 3.35 and later.
+create table if not exists {{.Range}} (
+    range_key   text    not null primary key,
+    next_value  integer not null,
+    sealed      boolean not null default false
+);
+create table if not exists {{.Slot}} (
+    namespace      text    not null,
+    slot           integer not null,
+    owner_key      text,
+    incarnation    text,
+    last_owner_key text,
+    fence          integer not null default 0,
+    expires_at     integer not null default 0,
+    floor_ms       integer not null default 0,
+    ceiling_ms     integer not null default 0,
+    next_floor_ms  integer not null default 0,
+    primary key (namespace, slot)
+);
+create table if not exists {{.Namespace}} (
+    namespace    text    not null primary key,
+    slot_limit   integer not null,
+    tolerance_ms integer not null
+);

@@ -1,0 +1,59 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// sqlserverDialect is SQL Server 2019 and later through go-mssqldb (driver
+// "sqlserver", whose placeholders are @p1, @p2, …). It is untested against a live
+// server here: its SQL text is fixed by golden tests.
+type sqlserverDialect struct{}
+
+func (sqlserverDialect) Name() string { return "sqlserver" }
+
+func (sqlserverDialect) Detect(ctx context.Context, q Querier) bool {
+	v, ok := versionProbe(ctx, q, "select @@version")
+	return ok && strings.Contains(v, "Microsoft SQL")
+}
+
+func (sqlserverDialect) QuoteIdent(ident string) string { return "[" + ident + "]" }
+
+func (sqlserverDialect) Schema(t Tables) []string { return schemaStatements("sqlserver.sql", t) }
+
+// Ranges sends keys as bytes, to match the varbinary key column.
+func (sqlserverDialect) Ranges(t Tables) Ranges {
+	r := t.Range
+	return numbered{
+		reserve: "merge " + r + " with (holdlock) as t" +
+			" using (select @p1 as range_key) as s on t.range_key = s.range_key" +
+			" when matched and t.sealed = 0 and t.next_value <= 9223372036854775807 - @p2" +
+			" then update set t.next_value = t.next_value + @p2" +
+			" when not matched then insert (range_key, next_value, sealed) values (@p1, @p3, 0)" +
+			" output inserted.next_value;",
+		advance: "update " + r + " set next_value = next_value + @p2" +
+			" where range_key = @p1 and sealed = 0 and next_value <= 9223372036854775807 - @p2",
+		read:   "select next_value, sealed from " + r + " where range_key = @p1",
+		insert: "insert into " + r + " (range_key, next_value, sealed) values (@p1, @p2, 0)",
+		seal: "merge " + r + " with (holdlock) as t" +
+			" using (select @p1 as range_key) as s on t.range_key = s.range_key" +
+			" when matched then update set t.sealed = 1" +
+			" when not matched then insert (range_key, next_value, sealed) values (@p1, 0, 1);",
+		keyArg: func(k string) any { return []byte(k) },
+	}
+}
+
+// Retryable accepts duplicate key (2627, 2601) and deadlock victim (1205), read
+// through go-mssqldb's SQLErrorNumber method.
+func (sqlserverDialect) Retryable(err error) bool {
+	var e interface{ SQLErrorNumber() int32 }
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.SQLErrorNumber() {
+	case 2627, 2601, 1205:
+		return true
+	}
+	return false
+}

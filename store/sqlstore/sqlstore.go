@@ -1,0 +1,229 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+var (
+	// ErrLostValue means the database did not report the value a reservation wrote,
+	// or reported one it cannot have written (below the size): the reservation
+	// failed rather than hand out a range it cannot vouch for. Behind an SQL proxy
+	// that rewrites or loses last_insert_id, or that splits reads from writes, use
+	// FetchTransaction.
+	ErrLostValue = errors.New("the database reported no value for the reservation; behind an SQL proxy, use fetchPlan transaction")
+	// ErrClosed is returned by the methods of a closed Store.
+	ErrClosed = errors.New("store is closed")
+)
+
+// Store is a store.RangeStore on a database/sql database. It is safe for concurrent
+// use, also by many processes sharing one database.
+type Store struct {
+	db      *sql.DB
+	owned   bool // Close closes db
+	q       *stmtCache
+	dialect Dialect
+	ranges  Ranges
+	plan    FetchPlan
+	timeout time.Duration
+	name    string // "sqlstore(postgresql, cosid_range)", for errors
+	// writer, when set, lets one call at a time reach a database with one writer
+	// (SQLite) whose pool the application owns.
+	writer chan struct{}
+	closed atomic.Bool
+}
+
+var (
+	_ store.RangeStore = (*Store)(nil)
+	_ store.Timeouter  = (*Store)(nil)
+)
+
+// New returns a Store on db, which the application owns: Close leaves it open. Every
+// call is bounded by timeout, a context deadline that, unlike JDBC's whole-second
+// query timeout, needs no rounding: Timeout reports it as given. New detects the dialect (unless WithDialect names
+// it), checks the tables and, with WithInitSchema, creates the missing ones, all
+// within timeout; it reports every bad input there rather than at the first Reserve.
+//
+// With SQLite, give db a busy timeout (modernc.org/sqlite: the DSN parameter
+// _pragma=busy_timeout(5000)) so that processes sharing the file wait for each
+// other's writes instead of failing.
+func New(db *sql.DB, timeout time.Duration, opts ...Option) (*Store, error) {
+	if db == nil {
+		return nil, fmt.Errorf("sqlstore: %w: nil *sql.DB", store.ErrInvalidArgument)
+	}
+	if err := checkTimeout(timeout); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return newStore(ctx, db, false, timeout, buildConfig(opts))
+}
+
+// Open opens the database dsn with the database/sql driver of that name and returns a
+// Store that owns it: Close closes it. The driver must be registered, by a blank
+// import in the program (the error says which):
+//
+//	pgx        github.com/jackc/pgx/v5/stdlib    postgres://user@host:5432/db
+//	mysql      github.com/go-sql-driver/mysql    user@tcp(host:3306)/db (MySQL and MariaDB)
+//	sqlserver  github.com/microsoft/go-mssqldb   sqlserver://user@host?database=db
+//	sqlite     modernc.org/sqlite                a file path, such as cosid.db
+//
+// Open keeps a pool of 16 connections, all kept idle between reservations; a SQLite
+// database gets one connection, a busy timeout of timeout and WAL mode. Otherwise Open
+// is New.
+func Open(driver, dsn string, timeout time.Duration, opts ...Option) (*Store, error) {
+	if err := checkTimeout(timeout); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return open(ctx, driver, dsn, timeout, buildConfig(opts))
+}
+
+// poolSize is the connections of a pool that Open owns: enough for as many
+// concurrent reservations, while many stores still fit a server's connection limit.
+const poolSize = 16
+
+// driverImports names the packages of the drivers Open knows, for the error of an
+// unregistered one.
+var driverImports = map[string]string{
+	"pgx":       "github.com/jackc/pgx/v5/stdlib",
+	"mysql":     "github.com/go-sql-driver/mysql",
+	"sqlserver": "github.com/microsoft/go-mssqldb",
+	"sqlite":    "modernc.org/sqlite",
+}
+
+func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg config) (*Store, error) {
+	if err := checkDriver(driver); err != nil {
+		return nil, fmt.Errorf("sqlstore: %w: %w", store.ErrInvalidArgument, err)
+	}
+	if driver == "sqlite" {
+		dsn = sqliteDSN(dsn, timeout)
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open %s database: %w", driver, err)
+	}
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s, err := newStore(ctx, db, true, timeout, cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// sqliteDSN adds to a modernc.org/sqlite DSN a busy timeout of timeout, so that a
+// process waits for another's write instead of failing, and WAL mode, so that
+// readers do not block the writer; unless the DSN sets them itself.
+func sqliteDSN(dsn string, timeout time.Duration) string {
+	var add []string
+	if !strings.Contains(dsn, "busy_timeout") {
+		add = append(add, fmt.Sprintf("_pragma=busy_timeout(%d)", (timeout+time.Millisecond-1)/time.Millisecond))
+	}
+	if !strings.Contains(dsn, "journal_mode") {
+		add = append(add, "_pragma=journal_mode(wal)")
+	}
+	if len(add) == 0 {
+		return dsn
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + strings.Join(add, "&")
+}
+
+// checkDriver reports a driver that database/sql does not know, saying what to import.
+func checkDriver(driver string) error {
+	if slices.Contains(sql.Drivers(), driver) {
+		return nil
+	}
+	hint := fmt.Sprintf("import the package that registers it; registered drivers: %q", sql.Drivers())
+	if pkg, ok := driverImports[driver]; ok {
+		hint = fmt.Sprintf("add import _ %q to the program", pkg)
+	} else if driver == "" {
+		hint = "name one of pgx, mysql, sqlserver, sqlite"
+	}
+	return fmt.Errorf("database/sql driver %q is not registered: %s", driver, hint)
+}
+
+func checkTimeout(timeout time.Duration) error {
+	if timeout <= 0 {
+		return fmt.Errorf("sqlstore: %w: timeout %v, want > 0", store.ErrInvalidArgument, timeout)
+	}
+	return nil
+}
+
+func newStore(ctx context.Context, db *sql.DB, owned bool, timeout time.Duration, cfg config) (*Store, error) {
+	if err := cfg.tables.check(); err != nil {
+		return nil, fmt.Errorf("sqlstore: %w: %w", store.ErrInvalidArgument, err)
+	}
+	if _, err := ParseFetchPlan(string(cfg.plan)); err != nil {
+		return nil, fmt.Errorf("sqlstore: %w: %w", store.ErrInvalidArgument, err)
+	}
+	var d Dialect
+	if cfg.dialect != "" {
+		var ok bool
+		if d, ok = lookupDialect(cfg.dialect); !ok {
+			return nil, fmt.Errorf("sqlstore: %w: dialect %q is unknown; want one of %s", store.ErrInvalidArgument, cfg.dialect, strings.Join(Dialects(), ", "))
+		}
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("sqlstore: cannot reach the database within %v: %w", timeout, err)
+	}
+	if d == nil {
+		var err error
+		if d, err = detect(ctx, db); err != nil {
+			return nil, err
+		}
+	}
+	s := &Store{
+		db:      db,
+		owned:   owned,
+		q:       newStmtCache(db),
+		dialect: d,
+		ranges:  d.Ranges(cfg.tables.quote(d)),
+		plan:    cfg.plan,
+		timeout: timeout,
+		name:    fmt.Sprintf("sqlstore(%s, %s)", d.Name(), cfg.tables.Range),
+	}
+	if d.Name() == "sqlite" {
+		// One writer: callers queued on the file lock wait far longer than on the
+		// pool, so a pool that Open owns gets one connection, and a store on the
+		// application's pool queues its own calls.
+		if owned {
+			db.SetMaxOpenConns(1)
+		} else {
+			s.writer = make(chan struct{}, 1)
+		}
+	}
+	if err := s.checkTables(ctx, cfg); err != nil {
+		return nil, err
+	}
+	cfg.logger.Debug("sqlstore: ready", "store", s.name, "fetchPlan", string(cfg.plan), "timeout", timeout)
+	return s, nil
+}
+
+// detect returns the first dialect, registered ones first, that recognises the server.
+func detect(ctx context.Context, db *sql.DB) (Dialect, error) {
+	for _, d := range candidates() {
+		if d.Detect(ctx, db) {
+			return d, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: detecting the dialect: %w", err)
+	}
+	return nil, fmt.Errorf("sqlstore: no dialect recognises the database's version query: name one with the dialect option (%s) or Register one", strings.Join(Dialects(), ", "))
+}

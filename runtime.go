@@ -109,10 +109,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	rt := &Runtime{namespace: cfg.Namespace, stores: map[string]store.RangeStore{}, gens: map[string]*generator{}}
-	if rt.namespace == "" {
-		rt.namespace = DefaultNamespace
-	}
+	rt := &Runtime{namespace: cfg.namespace(), stores: map[string]store.RangeStore{}, gens: map[string]*generator{}}
 	if err := rt.open(ctx, cfg, o); err != nil {
 		rt.Close()
 		return nil, err
@@ -121,8 +118,16 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 }
 
 func (rt *Runtime) open(ctx context.Context, cfg Config, o runtimeOptions) error {
-	if err := store.CheckKey(rt.namespace); err != nil {
-		return configErr(fmt.Errorf("cosid.namespace: %w", err))
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	plans := make([]*plan, 0, len(cfg.Generators))
+	for _, name := range sortedKeys(cfg.Generators) {
+		p, err := cfg.plan(name)
+		if err != nil {
+			return err
+		}
+		plans = append(plans, p)
 	}
 	for _, name := range sortedKeys(cfg.Stores) {
 		st, err := openStore(ctx, name, cfg.Stores[name])
@@ -131,12 +136,12 @@ func (rt *Runtime) open(ctx context.Context, cfg Config, o runtimeOptions) error
 		}
 		rt.stores[name] = st
 	}
-	for _, name := range sortedKeys(cfg.Generators) {
-		g, err := rt.build(ctx, name, cfg.Generators[name], o)
+	for _, p := range plans {
+		g, err := rt.build(ctx, p, o)
 		if err != nil {
 			return err
 		}
-		rt.gens[name] = g
+		rt.gens[p.name] = g
 	}
 	return nil
 }
@@ -147,28 +152,6 @@ func configErr(err error) error {
 	}
 	return fmt.Errorf("cosid: %w: %w", ErrConfig, err)
 }
-
-func openStore(ctx context.Context, name string, sc StoreConfig) (store.RangeStore, error) {
-	path := "cosid.stores." + name
-	open, ok := store.Lookup(sc.Type)
-	if !ok {
-		return nil, configErr(fmt.Errorf("%s.type: unknown store type %q; this binary has: %s "+
-			"(another type needs its package imported)", path, sc.Type, typeList()))
-	}
-	node, err := sc.settingsNode()
-	if err != nil {
-		return nil, configErr(fmt.Errorf("%s: %w", path, err))
-	}
-	st, err := open(ctx, store.Spec{Name: name, Path: path, Decode: func(v any) error {
-		return decodeStrict(node, path, v)
-	}})
-	if err != nil {
-		return nil, configErr(fmt.Errorf("%s: %w", path, err))
-	}
-	return st, nil
-}
-
-func typeList() string { return quotedList(store.Types()) }
 
 // Next returns the text of the next id of the generator name.
 func (rt *Runtime) Next(name string) (string, error) {

@@ -3,6 +3,7 @@ package cosid_test
 import (
 	"context"
 	"errors"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -232,5 +233,58 @@ func TestOpen_ProgrammaticConfig(t *testing.T) {
 	cfg.Stores["m"] = cosid.StoreConfig{Type: "memory", Settings: map[string]any{"x": 1}}
 	if _, err := cosid.Open(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "cosid.stores.m.x: unknown key") {
 		t.Errorf("Settings with an unknown key: %v", err)
+	}
+}
+
+func TestLoad_NoFileGivesTheSQLiteDefault(t *testing.T) {
+	t.Chdir(t.TempDir())
+	cfg := cosid.DefaultConfig()
+	cfg.Generators["order"] = cosid.GeneratorConfig{Strategy: "segment", Store: cosid.DefaultStore}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatalf("Open(DefaultConfig): %v", err)
+	}
+	if text, err := rt.Next("order"); err != nil || text != "1" {
+		t.Errorf("Next = %q, %v", text, err)
+	}
+	rt.Close()
+	if _, err := os.Stat("cosid.db"); err != nil {
+		t.Errorf("the default store made no cosid.db in the working directory: %v", err)
+	}
+	rt, err = cosid.Load(t.Context(), "missing.yaml", cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatalf("Load of a missing file: %v", err)
+	}
+	defer rt.Close()
+	if len(rt.Generators()) != 0 {
+		t.Errorf("the default has generators: %v", rt.Generators())
+	}
+}
+
+func TestConfig_ValidateAndCodecsWithoutOpening(t *testing.T) {
+	cfg, err := cosid.ParseConfig([]byte(memConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	gc, err := cfg.GroupedCodec("bill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := gc.Encode(segment.GroupedID{Period: "20261027", Value: 42}); err != nil || text != "20261027-000042" {
+		t.Errorf("bill's text = %q, %v", text, err)
+	}
+	if c, err := cfg.Codec("code"); err != nil {
+		t.Error(err)
+	} else if v, err := c.Decode("C-0000G8"); err != nil || v != 1000 {
+		t.Errorf("Decode = %d, %v", v, err)
+	}
+	if _, err := cfg.Codec("bill"); !errors.Is(err, cosid.ErrUnknownGenerator) {
+		t.Errorf("Codec(bill) = %v", err)
+	}
+	if _, err := cfg.GroupedCodec("nope"); !errors.Is(err, cosid.ErrUnknownGenerator) {
+		t.Errorf("GroupedCodec(nope) = %v", err)
 	}
 }

@@ -27,6 +27,18 @@ type PeriodicPolicy struct {
 // DefaultPeriodicPolicy returns Prewarm 1m and no sealing.
 func DefaultPeriodicPolicy() PeriodicPolicy { return PeriodicPolicy{Prewarm: time.Minute} }
 
+// Validate reports the first field of p that NewPeriodic would refuse, as a
+// *PolicyError.
+func (p PeriodicPolicy) Validate() error {
+	switch {
+	case p.Prewarm < 0:
+		return &PolicyError{Policy: "PeriodicPolicy", Field: "Prewarm", Reason: fmt.Sprintf("is %v, want ≥ 0", p.Prewarm)}
+	case p.SealAfter < 0:
+		return &PolicyError{Policy: "PeriodicPolicy", Field: "SealAfter", Reason: fmt.Sprintf("is %v, want ≥ 0 (0: never)", p.SealAfter)}
+	}
+	return nil
+}
+
 // Periodic hands out ids of a sequence that restarts every period (year, month or
 // day, in an explicit zone), for bill numbers like 20261027-000042. Each period's
 // values come from a Generator of the key "{key}/{period}", such as
@@ -79,10 +91,9 @@ func NewPeriodic(st store.RangeStore, key string, period Period, loc *time.Locat
 		return nil, fmt.Errorf("segment: %w: %v for key %q, want Year, YearMonth or YearMonthDay", store.ErrInvalidArgument, period, key)
 	case loc == nil:
 		return nil, fmt.Errorf("segment: %w: nil time zone for periodic key %q: the zone is explicit", store.ErrInvalidArgument, key)
-	case p.Prewarm < 0:
-		return nil, &PolicyError{Policy: "PeriodicPolicy", Field: "Prewarm", Reason: fmt.Sprintf("is %v, want ≥ 0", p.Prewarm)}
-	case p.SealAfter < 0:
-		return nil, &PolicyError{Policy: "PeriodicPolicy", Field: "SealAfter", Reason: fmt.Sprintf("is %v, want ≥ 0 (0: never)", p.SealAfter)}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	if err := store.CheckKey(key + "/" + period.layout()); err != nil {
 		return nil, fmt.Errorf("segment: periodic key %q with its period: %w", key, err)

@@ -62,6 +62,12 @@ func defaultMaxBatch(step int64) int64 {
 	return roundDown(max(step*1000, 1<<20), step)
 }
 
+// Validate reports the first field of p that New would refuse, as a *PolicyError.
+func (p BatchPolicy) Validate() error {
+	_, err := p.normalize()
+	return err
+}
+
 // normalize checks p and returns it with MaxBatch filled in and rounded to Step.
 func (p BatchPolicy) normalize() (BatchPolicy, error) {
 	bad := func(field string, v any, want string) (BatchPolicy, error) {

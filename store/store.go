@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -78,7 +79,7 @@ var (
 // MaxKeyLen is the longest key, in bytes, that every store accepts.
 const MaxKeyLen = 255
 
-// CheckKey reports whether key is 1–MaxKeyLen bytes of valid UTF-8, with an error
+// CheckKey reports whether key is 1–MaxKeyLen bytes of valid UTF-8 without NUL, with an error
 // wrapping ErrInvalidArgument that says what is wrong.
 func CheckKey(key string) error {
 	switch {
@@ -88,6 +89,8 @@ func CheckKey(key string) error {
 		return fmt.Errorf("%w: key %.40q… is %d bytes, over the limit of %d", ErrInvalidArgument, key, len(key), MaxKeyLen)
 	case !utf8.ValidString(key):
 		return fmt.Errorf("%w: key %q is not valid UTF-8", ErrInvalidArgument, key)
+	case strings.IndexByte(key, 0) >= 0:
+		return fmt.Errorf("%w: key %q holds a NUL byte, which some stores cannot keep", ErrInvalidArgument, key)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ func TestCheckReserve(t *testing.T) {
 		{"EmptyKey", "", 1, 0, "key is empty"},
 		{"Key256Bytes", strings.Repeat("k", 256), 1, 0, "256 bytes, over the limit of 255"},
 		{"KeyNotUTF8", "app/\xc3", 1, 0, "not valid UTF-8"},
+		{"KeyWithNUL", "app/\x00", 1, 0, "NUL byte"},
 		{"SizeZero", "k", 0, 0, "size 0"},
 		{"SizeNegative", "k", -1, 0, "size -1"},
 		{"OffsetNegative", "k", 1, -7, "initialOffset -7"},

@@ -25,6 +25,7 @@ func (k *kit) arguments(t *testing.T) {
 		{"EmptyKey", "", 1, 0, "key"},
 		{"KeyOf256Bytes", exact + "x", 1, 0, "key"},
 		{"KeyNotUTF8", ok + "\xff", 1, 0, "UTF-8"},
+		{"KeyWithNUL", ok + "\x00", 1, 0, "NUL"},
 		{"SizeZero", ok, 0, 0, "size"},
 		{"SizeNegative", ok, -5, 0, "size"},
 		{"OffsetNegative", ok, 1, -1, "initialOffset"},

@@ -1,0 +1,434 @@
+package cosid
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/cosid-go/cosid/codec"
+	"github.com/cosid-go/cosid/internal/strictyaml"
+	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/snowflake"
+	"github.com/cosid-go/cosid/store"
+)
+
+// The strategies of a generator.
+const (
+	strategySegment   = "segment"
+	strategyPeriodic  = "periodic-segment"
+	strategySnowflake = "snowflake"
+)
+
+var strategies = []string{strategySegment, strategyPeriodic, strategySnowflake}
+
+// settingsOf lists the settings each strategy takes, by YAML key; strategy is
+// everyone's.
+var settingsOf = map[string][]string{
+	strategySegment: {"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec"},
+	strategyPeriodic: {"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
+		"period", "zone", "prewarm", "seal-after"},
+	strategySnowflake: {"store", "machine-id", "slots", "layout", "epoch", "unit", "timestamp-bits", "machine-bits",
+		"sequence-bits", "lease-ttl", "tolerance", "owner-key", "codec"},
+}
+
+// policyFields maps the Go fields of segment's policies to their YAML keys.
+var policyFields = map[string]string{
+	"Step": "step", "InitialOffset": "initial-offset", "Lookahead": "lookahead", "MaxBatch": "max-batch",
+	"ReserveTimeout": "reserve-timeout", "RangeTTL": "range-ttl", "Prewarm": "prewarm", "SealAfter": "seal-after",
+}
+
+// plan is a generator's configuration checked and turned into the values its
+// constructor takes: everything about it that can be known without I/O.
+type plan struct {
+	name, path, key string
+	strategy        string
+	store           string
+
+	batch    segment.BatchPolicy
+	period   segment.Period
+	loc      *time.Location
+	periodic segment.PeriodicPolicy
+
+	layout    snowflake.Layout
+	machineID *int
+	snowOpts  []snowflake.Option
+
+	codec   codec.Codec        // segment and snowflake
+	grouped codec.GroupedCodec // periodic-segment
+}
+
+// Validate checks c without opening anything: the namespace, that every store's type
+// is registered, and every generator's settings, codec and store reference. Open
+// checks the rest: the stores' own settings, and what needs a store. The error wraps
+// ErrConfig and names the YAML path.
+func (c Config) Validate() error {
+	if err := store.CheckKey(c.namespace()); err != nil {
+		return configErr(fmt.Errorf("cosid.namespace: %w", err))
+	}
+	for _, name := range sortedKeys(c.Stores) {
+		if _, ok := store.Lookup(c.Stores[name].Type); !ok {
+			return configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
+		}
+	}
+	for _, name := range sortedKeys(c.Generators) {
+		if _, err := c.plan(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Codec returns the text form of the segment or snowflake generator name, without
+// opening anything.
+func (c Config) Codec(name string) (codec.Codec, error) {
+	p, err := c.plan(name)
+	if err != nil {
+		return nil, err
+	}
+	if p.codec == nil {
+		return nil, fmt.Errorf("cosid: %w: %q is a %s generator; its ids have a GroupedCodec", ErrUnknownGenerator, name, p.strategy)
+	}
+	return p.codec, nil
+}
+
+// GroupedCodec returns the text form of the periodic-segment generator name, without
+// opening anything.
+func (c Config) GroupedCodec(name string) (codec.GroupedCodec, error) {
+	p, err := c.plan(name)
+	if err != nil {
+		return nil, err
+	}
+	if p.grouped == nil {
+		return nil, fmt.Errorf("cosid: %w: %q is a %s generator, not a periodic-segment one", ErrUnknownGenerator, name, p.strategy)
+	}
+	return p.grouped, nil
+}
+
+func (c Config) namespace() string {
+	if c.Namespace == "" {
+		return DefaultNamespace
+	}
+	return c.Namespace
+}
+
+// plan checks the generator name of c.
+func (c Config) plan(name string) (*plan, error) {
+	gc, ok := c.Generators[name]
+	if !ok {
+		return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownGenerator, name, quotedList(sortedKeys(c.Generators)))
+	}
+	p := &plan{name: name, path: "cosid.generators." + name, key: c.namespace() + "/" + name, strategy: gc.Strategy, store: gc.Store}
+	if err := p.check(gc, c.Stores); err != nil {
+		return nil, configErr(err)
+	}
+	return p, nil
+}
+
+func (p *plan) errorf(key, format string, args ...any) error {
+	at := p.path
+	if key != "" {
+		at = strictyaml.Join(p.path, key)
+	}
+	return fmt.Errorf("%s: %s", at, fmt.Sprintf(format, args...))
+}
+
+func (p *plan) check(gc GeneratorConfig, stores map[string]StoreConfig) error {
+	if err := store.CheckKey(p.key); err != nil {
+		return p.errorf("", "the generator's key: %v", err)
+	}
+	allowed, ok := settingsOf[gc.Strategy]
+	switch {
+	case gc.Strategy == "":
+		return p.errorf("strategy", "missing; want one of: %s", strings.Join(strategies, ", "))
+	case !ok:
+		return p.errorf("strategy", "unknown strategy %q; want one of: %s", gc.Strategy, strings.Join(strategies, ", "))
+	}
+	if key := foreignSetting(gc, allowed); key != "" {
+		return p.errorf(key, "not a setting of strategy %s; it takes: %s", gc.Strategy, strings.Join(allowed, ", "))
+	}
+	if gc.Strategy == strategySnowflake {
+		return p.checkSnowflake(gc, stores)
+	}
+	if err := p.checkStore(stores, ""); err != nil {
+		return err
+	}
+	p.batch = batchPolicy(gc)
+	if err := p.batch.Validate(); err != nil {
+		return policyErr(p.path, err)
+	}
+	var err error
+	if gc.Strategy == strategySegment {
+		p.codec, err = buildCodec(p.path, gc.Codec, nil)
+		return err
+	}
+	if gc.Period == "" {
+		return p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
+	}
+	if p.period, err = segment.ParsePeriod(gc.Period); err != nil {
+		return p.errorf("period", "%q is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY", gc.Period)
+	}
+	if gc.Zone == "" {
+		return p.errorf("zone", "missing; the zone is explicit: want an IANA time zone such as Asia/Shanghai or UTC")
+	}
+	if p.loc, err = time.LoadLocation(gc.Zone); err != nil {
+		return p.errorf("zone", "%q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", gc.Zone)
+	}
+	p.periodic = segment.DefaultPeriodicPolicy()
+	if gc.Prewarm != nil {
+		p.periodic.Prewarm = *gc.Prewarm
+	}
+	if gc.SealAfter != nil {
+		p.periodic.SealAfter = *gc.SealAfter
+	}
+	if err := p.periodic.Validate(); err != nil {
+		return policyErr(p.path, err)
+	}
+	p.grouped, err = buildGroupedCodec(p.path, p.period, gc.Codec)
+	return err
+}
+
+// checkStore checks that the generator names a configured store; hint ends the error.
+func (p *plan) checkStore(stores map[string]StoreConfig, hint string) error {
+	names := quotedList(sortedKeys(stores))
+	if p.store == "" {
+		return p.errorf("store", "missing; want one of the configured stores: %s%s", names, hint)
+	}
+	if _, ok := stores[p.store]; !ok {
+		return p.errorf("store", "no store %q; want one of: %s%s", p.store, names, hint)
+	}
+	return nil
+}
+
+func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig) error {
+	var err error
+	if p.layout, err = snowflakeLayout(p.path, gc); err != nil {
+		return err
+	}
+	if p.codec, err = buildCodec(p.path, gc.Codec, &p.layout); err != nil {
+		return err
+	}
+	if gc.MachineID != nil {
+		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
+			return p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
+		}
+		if limit := 1 << p.layout.MachineBits; *gc.MachineID < 0 || *gc.MachineID >= limit {
+			return p.errorf("machine-id", "%d is not in 0–%d, the machines of %d machine bits", *gc.MachineID, limit-1, p.layout.MachineBits)
+		}
+		p.machineID = gc.MachineID
+		return nil
+	}
+	if err := p.checkStore(stores, " (or set machine-id)"); err != nil {
+		return err
+	}
+	p.snowOpts = append(p.snowOpts, snowflake.WithNamespace(p.key))
+	if gc.Slots != nil {
+		if limit := 1 << p.layout.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
+			return p.errorf("slots", "%d is not in 1–%d, the machines of %d machine bits", *gc.Slots, limit, p.layout.MachineBits)
+		}
+		p.snowOpts = append(p.snowOpts, snowflake.WithLimit(*gc.Slots))
+	}
+	if gc.LeaseTTL != nil {
+		p.snowOpts = append(p.snowOpts, snowflake.WithLeaseTTL(*gc.LeaseTTL))
+	}
+	if gc.Tolerance != nil {
+		p.snowOpts = append(p.snowOpts, snowflake.WithTolerance(*gc.Tolerance))
+	}
+	if gc.OwnerKey != "" {
+		p.snowOpts = append(p.snowOpts, snowflake.WithOwnerKey(gc.OwnerKey))
+	}
+	return nil
+}
+
+// foreignSetting returns the YAML key of a setting that gc sets and its strategy does
+// not take, or "".
+func foreignSetting(gc GeneratorConfig, allowed []string) string {
+	v := reflect.ValueOf(gc)
+	for i := range v.NumField() {
+		key, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		if key == "strategy" || v.Field(i).IsZero() {
+			continue
+		}
+		found := false
+		for _, a := range allowed {
+			found = found || a == key
+		}
+		if !found {
+			return key
+		}
+	}
+	return ""
+}
+
+func batchPolicy(gc GeneratorConfig) segment.BatchPolicy {
+	p := segment.DefaultBatchPolicy()
+	set := func(dst *int64, src *int64) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	setDur := func(dst *time.Duration, src *time.Duration) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	if gc.Step != nil {
+		p.Step, p.MaxBatch = *gc.Step, 0 // the default MaxBatch follows the step
+	}
+	set(&p.InitialOffset, gc.InitialOffset)
+	set(&p.MaxBatch, gc.MaxBatch)
+	setDur(&p.Lookahead, gc.Lookahead)
+	setDur(&p.ReserveTimeout, gc.ReserveTimeout)
+	setDur(&p.RangeTTL, gc.RangeTTL)
+	return p
+}
+
+// policyErr turns a segment.PolicyError into an error at the field's YAML path.
+func policyErr(path string, err error) error {
+	var pe *segment.PolicyError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s.%s: %s %s", path, policyFields[pe.Field], policyFields[pe.Field], pe.Reason)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+func snowflakeLayout(path string, gc GeneratorConfig) (snowflake.Layout, error) {
+	var l snowflake.Layout
+	switch gc.Layout {
+	case "", "default":
+		l = snowflake.DefaultLayout()
+	case "javascript":
+		l = snowflake.JavaScriptLayout()
+	default:
+		return l, fmt.Errorf("%s.layout: unknown layout %q; want default or javascript", path, gc.Layout)
+	}
+	if gc.Epoch != "" {
+		epoch, err := parseEpoch(gc.Epoch)
+		if err != nil {
+			return l, fmt.Errorf("%s.epoch: %q is not a date like 2026-01-01 or a time like 2026-01-01T00:00:00Z", path, gc.Epoch)
+		}
+		l.Epoch = epoch
+	}
+	if gc.Unit != nil {
+		l.Unit = *gc.Unit
+	}
+	for _, f := range []struct {
+		dst *int
+		src *int
+	}{{&l.TimestampBits, gc.TimestampBits}, {&l.MachineBits, gc.MachineBits}, {&l.SequenceBits, gc.SequenceBits}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if err := l.Validate(); err != nil {
+		return l, fmt.Errorf("%s: layout: %w", path, err)
+	}
+	return l, nil
+}
+
+func parseEpoch(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.RFC3339, s)
+}
+
+// codecItems turns a configured codec list into codec items; layout is the snowflake
+// layout that a friendly item needs, nil where there is none.
+func codecItems(path string, list []CodecItem, layout *snowflake.Layout) ([]codec.Item, error) {
+	items := make([]codec.Item, 0, len(list))
+	for i, it := range list {
+		at := fmt.Sprintf("%s.codec[%d]", path, i)
+		if n := countSet(it); n != 1 {
+			return nil, fmt.Errorf("%s: want exactly one item, such as radix: {radix: 62}; one of: %s", at, itemKinds())
+		}
+		switch {
+		case it.Radix != nil:
+			items = append(items, codec.Radix(it.Radix.Radix, it.Radix.Width, it.Radix.PadStart))
+		case it.ToString != nil:
+			items = append(items, codec.ToString(it.ToString.Width, it.ToString.PadStart))
+		case it.Prefix != nil:
+			items = append(items, codec.Prefix(it.Prefix.Value))
+		case it.Suffix != nil:
+			items = append(items, codec.Suffix(it.Suffix.Value))
+		case it.DatePrefix != nil:
+			items = append(items, codec.DatePrefix(it.DatePrefix.Delimiter, it.DatePrefix.Pattern))
+		case it.Period != nil:
+			items = append(items, codec.Period(it.Period.Delimiter))
+		case it.Friendly != nil:
+			if layout == nil {
+				return nil, fmt.Errorf("%s.friendly: only a snowflake generator's ids have a friendly form", at)
+			}
+			loc := time.UTC
+			if z := it.Friendly.Zone; z != "" {
+				var err error
+				if loc, err = time.LoadLocation(z); err != nil {
+					return nil, fmt.Errorf("%s.friendly.zone: %q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", at, z)
+				}
+			}
+			items = append(items, codec.Friendly(*layout, loc))
+		}
+	}
+	return items, nil
+}
+
+func countSet(it CodecItem) int {
+	n := 0
+	v := reflect.ValueOf(it)
+	for i := range v.NumField() {
+		if !v.Field(i).IsNil() {
+			n++
+		}
+	}
+	return n
+}
+
+func itemKinds() string {
+	var kinds []string
+	t := reflect.TypeFor[CodecItem]()
+	for i := range t.NumField() {
+		kinds = append(kinds, t.Field(i).Tag.Get("yaml"))
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// itemErr turns a codec build error into an error at the item's YAML path.
+func itemErr(path string, err error) error {
+	var ie *codec.ItemError
+	if errors.As(err, &ie) {
+		at := fmt.Sprintf("%s.codec[%d].%s", path, ie.Index, ie.Item)
+		if ie.Field != "" {
+			at += "." + ie.Field
+		}
+		return fmt.Errorf("%s: %s", at, ie.Reason)
+	}
+	return fmt.Errorf("%s.codec: %w", path, err)
+}
+
+func buildCodec(path string, list []CodecItem, layout *snowflake.Layout) (codec.Codec, error) {
+	items, err := codecItems(path, list, layout)
+	if err != nil {
+		return nil, err
+	}
+	c, err := codec.New(items...)
+	if err != nil {
+		return nil, itemErr(path, err)
+	}
+	return c, nil
+}
+
+func buildGroupedCodec(path string, p segment.Period, list []CodecItem) (codec.GroupedCodec, error) {
+	if len(list) == 0 {
+		list = []CodecItem{{DatePrefix: &DatePrefixItem{Delimiter: "-"}}} // 20261027-42
+	}
+	items, err := codecItems(path, list, nil)
+	if err != nil {
+		return nil, err
+	}
+	c, err := codec.NewGrouped(p, items...)
+	if err != nil {
+		return nil, itemErr(path, err)
+	}
+	return c, nil
+}

@@ -3,6 +3,8 @@ package cosid
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 
 	"github.com/cosid-go/cosid/internal/strictyaml"
 	"github.com/cosid-go/cosid/segment"
@@ -47,7 +49,7 @@ func (rt *Runtime) build(ctx context.Context, p *plan, o runtimeOptions) (*gener
 	return g, nil
 }
 
-func openStore(ctx context.Context, name string, sc StoreConfig) (store.RangeStore, error) {
+func openStore(ctx context.Context, name string, sc StoreConfig, logger *slog.Logger) (store.RangeStore, error) {
 	path := "cosid.stores." + name
 	open, ok := store.Lookup(sc.Type)
 	if !ok {
@@ -57,11 +59,14 @@ func openStore(ctx context.Context, name string, sc StoreConfig) (store.RangeSto
 	if err != nil {
 		return nil, configErr(fmt.Errorf("%s: %w", path, err))
 	}
-	st, err := open(ctx, store.Spec{Name: name, Path: path, Decode: func(v any) error {
+	st, err := open(ctx, store.Spec{Name: name, Path: path, Logger: logger, Decode: func(v any) error {
 		return decodeStrict(node, path, v)
 	}})
+	if err != nil && !strings.Contains(err.Error(), path) {
+		err = fmt.Errorf("%s: %w", path, err) // an opener that did not name the path
+	}
 	if err != nil {
-		return nil, configErr(fmt.Errorf("%s: %w", path, err))
+		return nil, configErr(err)
 	}
 	return st, nil
 }

@@ -61,8 +61,8 @@ type runtimeOptions struct {
 	logger *slog.Logger
 }
 
-// WithLogger sets the logger of the runtime's generators (default slog.Default());
-// nil logs nothing.
+// WithLogger sets the logger of the runtime's stores and generators (default
+// slog.Default()); nil logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(o *runtimeOptions) { o.logger = l } }
 
 // Load reads the configuration file at path and opens it. An empty path, or a path
@@ -130,7 +130,7 @@ func (rt *Runtime) open(ctx context.Context, cfg Config, o runtimeOptions) error
 		plans = append(plans, p)
 	}
 	for _, name := range sortedKeys(cfg.Stores) {
-		st, err := openStore(ctx, name, cfg.Stores[name])
+		st, err := openStore(ctx, name, cfg.Stores[name], o.logger)
 		if err != nil {
 			return err
 		}

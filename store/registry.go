@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 )
@@ -15,12 +16,16 @@ type Spec struct {
 	// error messages.
 	Path string
 	// Decode decodes the entry's settings (all but its type) into v, a pointer to a
-	// struct with yaml field tags. Keys that v has no field for are errors.
+	// struct with yaml field tags. Keys that v has no field for are errors, and every
+	// error names the YAML path.
 	Decode func(v any) error
+	// Logger is for the store's own log lines; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // OpenFunc opens a store of one configuration type from its Spec. The store it
 // returns is a RangeStore, and also a SlotLeaseStore where the type supports leases.
+// Its errors name the YAML path of the setting at fault (Spec.Path and below).
 type OpenFunc func(ctx context.Context, spec Spec) (RangeStore, error)
 
 var (

@@ -1,8 +1,11 @@
-// Command cosid hands out CosId ids from the command line and, as it grows, serves
-// them, migrates 4.x data and administers stores.
+// Command cosid hands out CosId ids from the command line.
 //
-//	cosid next order -n 3              # three ids of cosid/order from ./cosid.db
+//	cosid next order -n 3                     # three ids of cosid/order from ./cosid.db
+//	cosid next bill --config cosid.yaml       # 20261027-000042: a configured generator's text
 //	cosid next order --dsn postgres://user@db/app
+//	cosid decode bill 20261027-000042         # {"period":"20261027","value":42}
+//	cosid config check --config cosid.yaml    # check a configuration, list its generators
+//	cosid schema --dialect postgresql         # the SQL store's tables, for a DBA
 //	cosid version
 //
 // It links every database driver that the SQL store supports.
@@ -30,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(nextCommand(stderr), versionCommand())
+	root.AddCommand(nextCommand(stderr), decodeCommand(), configCommand(stderr), schemaCommand(), versionCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(stderr, "cosid: %v\n", err)
 		return 1

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -20,8 +21,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// cosid runs the CLI with args in dir and returns its stdout, stderr and exit code.
-func cosid(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+// runCLI runs the CLI with args in dir and returns its stdout, stderr and exit code.
+func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
 	cmd.Dir = dir
@@ -43,7 +44,7 @@ func cosid(t *testing.T, dir string, args ...string) (stdout, stderr string, cod
 func TestNext_ContinuesAcrossRuns(t *testing.T) {
 	dir := t.TempDir()
 	for _, want := range []string{"1\n2\n3\n", "4\n5\n6\n"} {
-		out, errOut, code := cosid(t, dir, "next", "order", "-n", "3")
+		out, errOut, code := runCLI(t, dir, "next", "order", "-n", "3")
 		if code != 0 || out != want {
 			t.Fatalf("cosid next order -n 3 = %q (exit %d, stderr %q), want %q", out, code, errOut, want)
 		}
@@ -52,7 +53,7 @@ func TestNext_ContinuesAcrossRuns(t *testing.T) {
 		t.Errorf("the default store cosid.db: %v", err)
 	}
 	// Another namespace is another key; --store names the same file.
-	out, _, code := cosid(t, t.TempDir(), "next", "order", "--namespace", "shop", "--store", "sqlite:"+filepath.Join(dir, "cosid.db"))
+	out, _, code := runCLI(t, t.TempDir(), "next", "order", "--namespace", "shop", "--store", "sqlite:"+filepath.Join(dir, "cosid.db"))
 	if code != 0 || out != "1\n" {
 		t.Errorf("next in namespace shop = %q (exit %d), want 1", out, code)
 	}
@@ -75,7 +76,7 @@ func TestNext_BadInputExits1(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " ")[:min(40, len(strings.Join(tc.args, " ")))], func(t *testing.T) {
-			out, errOut, code := cosid(t, t.TempDir(), tc.args...)
+			out, errOut, code := runCLI(t, t.TempDir(), tc.args...)
 			if code != 1 || out != "" {
 				t.Errorf("exit %d, stdout %q; want exit 1 and no output", code, out)
 			}
@@ -87,7 +88,7 @@ func TestNext_BadInputExits1(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	out, _, code := cosid(t, t.TempDir(), "version")
+	out, _, code := runCLI(t, t.TempDir(), "version")
 	if code != 0 || !strings.HasPrefix(out, "cosid ") {
 		t.Errorf("cosid version = %q (exit %d)", out, code)
 	}
@@ -108,5 +109,119 @@ func TestInferDriver(t *testing.T) {
 		if got != tc.driver || (err != nil) != (tc.driver == "") {
 			t.Errorf("inferDriver(%q) = %q, %v; want %q", tc.dsn, got, err, tc.driver)
 		}
+	}
+}
+
+const billConfig = `cosid:
+  namespace: app
+  stores:
+    db: { type: sql, driver: sqlite, dsn: ids.db, timeout: 2s, options: { initSchema: true } }
+  generators:
+    order: { strategy: segment, store: db, step: 10, lookahead: 0s }
+    bill:
+      strategy: periodic-segment
+      store: db
+      period: YEAR_MONTH_DAY
+      zone: UTC
+      codec:
+        - date-prefix: { delimiter: "-" }
+        - radix: { radix: 10, width: 6, pad-start: true }
+`
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cosid.yaml"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestNext_ConfiguredGeneratorsPrintTheirText runs cosid next on a cosid.yaml in the
+// working directory: a periodic segment prints its codec's text.
+func TestNext_ConfiguredGeneratorsPrintTheirText(t *testing.T) {
+	dir := writeConfig(t, billConfig)
+	out, errOut, code := runCLI(t, dir, "next", "bill", "-n", "2")
+	day := `\d{8}`
+	if code != 0 || !regexp.MustCompile(`^`+day+`-000001\n`+day+`-000002\n$`).MatchString(out) {
+		t.Fatalf("cosid next bill -n 2 = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+	if out, _, code := runCLI(t, dir, "next", "order", "--config", "cosid.yaml"); code != 0 || out != "1\n" {
+		t.Errorf("cosid next order = %q (exit %d)", out, code)
+	}
+	_, errOut, code = runCLI(t, dir, "next", "nope")
+	if code != 1 || !strings.Contains(errOut, `no generator "nope" in the configuration; it has: bill, order`) {
+		t.Errorf("unknown generator: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = runCLI(t, dir, "next", "order", "--store", "sqlite:x.db")
+	if code != 1 || !strings.Contains(errOut, "names its own") {
+		t.Errorf("--store with a configuration: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestDecode_PrintsJSON(t *testing.T) {
+	dir := writeConfig(t, billConfig)
+	tests := []struct {
+		args []string
+		out  string
+	}{
+		{[]string{"decode", "bill", "20261027-000042"}, `{"period":"20261027","value":42}` + "\n"},
+		{[]string{"decode", "order", "42"}, `{"value":42}` + "\n"},
+	}
+	for _, tc := range tests {
+		if out, errOut, code := runCLI(t, dir, tc.args...); code != 0 || out != tc.out {
+			t.Errorf("cosid %v = %q (exit %d, stderr %q), want %q", tc.args, out, code, errOut, tc.out)
+		}
+	}
+	// Without a configuration an ad-hoc segment's text is plain decimal.
+	if out, _, code := runCLI(t, t.TempDir(), "decode", "order", "7"); code != 0 || out != `{"value":7}`+"\n" {
+		t.Errorf("decode without a configuration = %q (exit %d)", out, code)
+	}
+	bad := []struct {
+		args    []string
+		mention string
+	}{
+		{[]string{"decode", "bill", "20261032-000042"}, "byte 6: day 32"},
+		{[]string{"decode", "bill", "2026102-000042"}, "cannot decode"},
+		{[]string{"decode", "order", "042"}, "leading zero"},
+		{[]string{"decode", "nope", "1"}, `unknown generator "nope"`},
+		{[]string{"decode", "bill"}, "accepts 2 arg"},
+	}
+	for _, tc := range bad {
+		if out, errOut, code := runCLI(t, dir, tc.args...); code != 1 || out != "" || !strings.Contains(errOut, tc.mention) {
+			t.Errorf("cosid %v: exit %d, stdout %q, stderr %q; want exit 1 saying %q", tc.args, code, out, errOut, tc.mention)
+		}
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	dir := writeConfig(t, billConfig)
+	out, errOut, code := runCLI(t, dir, "config", "check")
+	if code != 0 || !strings.Contains(out, "cosid.yaml: ok, namespace app, 1 stores, 2 generators") ||
+		!regexp.MustCompile(`bill\s+periodic-segment\s+app/bill\s+db \(sql\)`).MatchString(out) {
+		t.Errorf("config check = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ids.db")); !os.IsNotExist(err) {
+		t.Errorf("config check without --open touched the store: %v", err)
+	}
+	if _, errOut, code := runCLI(t, dir, "config", "check", "--open"); code != 0 {
+		t.Errorf("config check --open: exit %d, stderr %q", code, errOut)
+	}
+	bad := writeConfig(t, strings.Replace(billConfig, "zone: UTC", "zone: Mars/Olympus", 1))
+	if _, errOut, code := runCLI(t, bad, "config", "check"); code != 1 || !strings.Contains(errOut, `cosid.generators.bill.zone: "Mars/Olympus" is not a known time zone`) {
+		t.Errorf("bad config: exit %d, stderr %q", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, t.TempDir(), "config", "check"); code != 1 || !strings.Contains(errOut, "cosid.yaml") {
+		t.Errorf("missing config: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestSchema(t *testing.T) {
+	out, errOut, code := runCLI(t, t.TempDir(), "schema", "--dialect", "postgresql", "--range-table", "ids.ranges")
+	if code != 0 || !strings.Contains(out, `"ids"."ranges"`) || !strings.Contains(out, "cosid_slot") {
+		t.Errorf("schema = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+	if _, errOut, code := runCLI(t, t.TempDir(), "schema", "--dialect", "oracle"); code != 1 || !strings.Contains(errOut, "oracle") {
+		t.Errorf("unknown dialect: exit %d, stderr %q", code, errOut)
 	}
 }

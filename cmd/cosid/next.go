@@ -2,98 +2,72 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cosid-go/cosid/segment"
-	"github.com/cosid-go/cosid/store/sqlstore"
+	"github.com/cosid-go/cosid"
 )
 
-// defaultStore is the embedded default: a SQLite file in the working directory.
-const defaultStore = "sqlite:cosid.db"
+// defaultConfig is the configuration file read when --config is not given; without
+// it, cosid runs on the embedded default store.
+const defaultConfig = "cosid.yaml"
 
-type nextFlags struct {
-	count      int64
-	namespace  string
+// storeFlags name the store of an ad-hoc segment: one that no configuration names.
+type storeFlags struct {
 	store      string
 	dsn        string
 	driver     string
+	namespace  string
 	timeout    time.Duration
 	initSchema bool
 }
 
-func nextCommand(stderr io.Writer) *cobra.Command {
-	var f nextFlags
-	cmd := &cobra.Command{
-		Use:   "next NAME",
-		Short: "Print the next ids of a segment, one a line",
-		Long: `Print the next COUNT ids of the segment NAME of namespace NS (key NS/NAME),
-reserving exactly COUNT from the store: nothing is burned, and the next run goes on
-where this one stopped.
-
-Without --store or --dsn the store is the embedded default, the SQLite file cosid.db
-in the working directory.`,
-		Example: `  cosid next order -n 3
-  cosid next order --store sqlite:/var/lib/cosid.db
-  cosid next order --dsn 'postgres://app@db:5432/app'
-  cosid next order --dsn 'app@tcp(db:3306)/app'`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return next(cmd.OutOrStdout(), stderr, args[0], f)
-		},
-	}
+func (f *storeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.Int64VarP(&f.count, "count", "n", 1, "how many ids to print")
-	fl.StringVar(&f.namespace, "namespace", "cosid", "the namespace of the key NS/NAME")
-	fl.StringVar(&f.store, "store", "", "the store: sqlite:PATH (default "+defaultStore+")")
-	fl.StringVar(&f.dsn, "dsn", "", "the DSN of an SQL database, instead of --store")
+	fl.StringVar(&f.store, "store", "", "an ad-hoc store: sqlite:PATH (default sqlite:cosid.db)")
+	fl.StringVar(&f.dsn, "dsn", "", "an ad-hoc store: the DSN of an SQL database")
 	fl.StringVar(&f.driver, "driver", "", "the database/sql driver of --dsn: pgx, mysql, sqlserver or sqlite (default: from the DSN)")
-	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "how long a store call may take")
-	fl.BoolVar(&f.initSchema, "init-schema", true, "create the store's tables when missing")
-	return cmd
+	fl.StringVar(&f.namespace, "namespace", cosid.DefaultNamespace, "the namespace of an ad-hoc segment's key NS/NAME")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "how long an ad-hoc store call may take")
+	fl.BoolVar(&f.initSchema, "init-schema", true, "create an ad-hoc store's tables when missing")
 }
 
-func next(stdout, stderr io.Writer, name string, f nextFlags) error {
-	if f.count < 1 {
-		return fmt.Errorf("--count %d: want ≥ 1", f.count)
-	}
-	driver, dsn, err := storeTarget(f)
+// adHoc reports whether the flags name a store of their own.
+func (f *storeFlags) adHoc() bool { return f.store != "" || f.dsn != "" }
+
+// config returns the configuration of an ad-hoc segment NAME that reserves exactly
+// count ids at a time on the store the flags name, so that nothing is burned.
+func (f *storeFlags) config(name string, count int64) (cosid.Config, error) {
+	driver, dsn, err := f.target()
 	if err != nil {
-		return err
+		return cosid.Config{}, err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := sqlstore.Open(driver, dsn, f.timeout, sqlstore.WithInitSchema(f.initSchema), sqlstore.WithLogger(logger))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	// Step COUNT without lookahead reserves exactly the ids printed.
-	p := segment.DefaultBatchPolicy()
-	p.Step, p.Lookahead, p.MaxBatch, p.ReserveTimeout = f.count, 0, 0, f.timeout
-	g, err := segment.New(st, f.namespace+"/"+name, p, segment.WithLogger(logger))
-	if err != nil {
-		return err
-	}
-	defer g.Close()
-	w := bufio.NewWriter(stdout)
-	for range f.count {
-		id, err := g.Next()
-		if err != nil {
-			return errors.Join(err, w.Flush())
-		}
-		fmt.Fprintln(w, id)
-	}
-	return w.Flush()
+	lookahead := time.Duration(0)
+	return cosid.Config{
+		Namespace: f.namespace,
+		Stores: map[string]cosid.StoreConfig{cosid.DefaultStore: {Type: "sql", Settings: map[string]any{
+			"driver": driver, "dsn": dsn, "timeout": f.timeout.String(),
+			"options": map[string]any{"initSchema": f.initSchema},
+		}}},
+		Generators: map[string]cosid.GeneratorConfig{name: {
+			Strategy: "segment", Store: cosid.DefaultStore,
+			Step: &count, Lookahead: &lookahead, ReserveTimeout: &f.timeout,
+		}},
+	}, nil
 }
 
-// storeTarget returns the driver and DSN that the flags name.
-func storeTarget(f nextFlags) (driver, dsn string, err error) {
+// target returns the driver and DSN that the flags name.
+func (f *storeFlags) target() (driver, dsn string, err error) {
 	switch {
 	case f.store != "" && f.dsn != "":
 		return "", "", errors.New("--store and --dsn both name a store: give one")
@@ -108,7 +82,7 @@ func storeTarget(f nextFlags) (driver, dsn string, err error) {
 	}
 	target := f.store
 	if target == "" {
-		target = defaultStore
+		target = "sqlite:cosid.db"
 	}
 	path, ok := strings.CutPrefix(target, "sqlite:")
 	if !ok || path == "" {
@@ -130,4 +104,96 @@ func inferDriver(dsn string) (string, error) {
 		return "sqlite", nil
 	}
 	return "", fmt.Errorf("cannot tell the driver of DSN %q: set --driver to pgx, mysql, sqlserver or sqlite", dsn)
+}
+
+// readConfig reads the file --config names, or cosid.yaml when it exists. It returns
+// false when there is no configuration to read.
+func readConfig(path string, explicit bool) (cosid.Config, bool, error) {
+	if !explicit {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return cosid.Config{}, false, nil
+		}
+	}
+	cfg, err := cosid.ReadConfig(path)
+	return cfg, err == nil, err
+}
+
+func nextCommand(stderr io.Writer) *cobra.Command {
+	var (
+		count  int64
+		config string
+		sf     storeFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "next NAME",
+		Short: "Print the text of the next ids of a generator, one a line",
+		Long: `Print the next COUNT ids of the generator NAME, one a line, in its text form.
+
+With a configuration (--config, or cosid.yaml in the working directory) NAME is one
+of its generators. Without one, or with --store or --dsn, NAME is an ad-hoc segment
+with the key NS/NAME that reserves exactly COUNT ids, so nothing is burned and the
+next run goes on where this one stopped; its store is the embedded default, the SQLite
+file cosid.db in the working directory, unless --store or --dsn names another.`,
+		Example: `  cosid next order -n 3
+  cosid next bill --config cosid.yaml
+  cosid next order --store sqlite:/var/lib/cosid.db
+  cosid next order --dsn 'postgres://app@db:5432/app'
+  cosid next order --dsn 'app@tcp(db:3306)/app'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if count < 1 {
+				return fmt.Errorf("--count %d: want ≥ 1", count)
+			}
+			name := args[0]
+			cfg, ok, err := readConfig(config, cmd.Flags().Changed("config"))
+			switch {
+			case err != nil:
+				return err
+			case ok && sf.adHoc():
+				return fmt.Errorf("--store and --dsn name an ad-hoc store; the configuration %s names its own", config)
+			case !ok || sf.adHoc():
+				if cfg, err = sf.config(name, count); err != nil {
+					return err
+				}
+			}
+			return printNext(cmd.Context(), cmd.OutOrStdout(), stderr, cfg, name, count)
+		},
+	}
+	cmd.Flags().Int64VarP(&count, "count", "n", 1, "how many ids to print")
+	cmd.Flags().StringVarP(&config, "config", "c", defaultConfig, "the configuration file")
+	sf.register(cmd)
+	return cmd
+}
+
+func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, name string, count int64) error {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if _, ok := cfg.Generators[name]; !ok {
+		return fmt.Errorf("no generator %q in the configuration; it has: %s", name, generatorNames(cfg))
+	}
+	cfg.Generators = map[string]cosid.GeneratorConfig{name: cfg.Generators[name]} // open only what is asked for
+	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	w := bufio.NewWriter(stdout)
+	for range count {
+		text, err := rt.Next(name)
+		if err != nil {
+			return errors.Join(err, w.Flush())
+		}
+		fmt.Fprintln(w, text)
+	}
+	return w.Flush()
+}
+
+func generatorNames(cfg cosid.Config) string {
+	names := slices.Sorted(maps.Keys(cfg.Generators))
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
 }

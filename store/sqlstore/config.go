@@ -40,8 +40,7 @@ type specConfig struct {
 func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	var c specConfig
 	if err := spec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w (fields: driver, dsn, timeout, options: {initSchema, dialect, rangeTable, slotTable, namespaceTable, fetchPlan})",
-			spec.Path, store.ErrInvalidArgument, err)
+		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
 	}
 	bad := func(field string, format string, args ...any) error {
 		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
@@ -60,6 +59,9 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		c.Timeout = DefaultTimeout
 	}
 	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect)}
+	if spec.Logger != nil {
+		opts = append(opts, WithLogger(spec.Logger))
+	}
 	if d := c.Options.Dialect; d != "" {
 		if _, ok := lookupDialect(d); !ok {
 			return nil, bad("options.dialect", "%q is unknown; want one of %s (or leave it out to detect it)", d, strings.Join(Dialects(), ", "))

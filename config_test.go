@@ -101,3 +101,38 @@ func TestOpen_ErrorsWrapErrConfig(t *testing.T) {
 		t.Errorf("Open: %v, want an error wrapping ErrConfig", err)
 	}
 }
+
+// TestConfig_StoreTimeoutAboveReserveTimeout checks at load that a generator's callers
+// never give up on a reservation its store may still finish.
+func TestConfig_StoreTimeoutAboveReserveTimeout(t *testing.T) {
+	t.Chdir(t.TempDir())
+	_, err := openYAML(t, `
+cosid:
+  stores:
+    db: { type: sql, driver: sqlite, dsn: ids.db, timeout: 5s, options: { initSchema: true } }
+  generators:
+    order: { strategy: segment, store: db, reserve-timeout: 3s }
+`)
+	want := "cosid.generators.order.reserve-timeout: reserve-timeout 3s is below the store's timeout 5s"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Open: %v; want an error containing %q", err, want)
+	}
+}
+
+func TestConfig_SQLStoreErrorsNameThePath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	tests := []struct{ store, want string }{
+		{"{type: sql, dirver: sqlite, dsn: x.db}", "cosid.stores.db.dirver: unknown key; want one of: driver, dsn, options, timeout"},
+		{"{type: sql, driver: sqlite, dsn: x.db, timeout: soon}", `cosid.stores.db.timeout: "soon" is not a duration`},
+		{"{type: sql, driver: oracle, dsn: x}", "cosid.stores.db.driver:"},
+		{"{type: sql, driver: sqlite, dsn: x.db, options: {initschema: true}}", "cosid.stores.db.options.initschema: unknown key"},
+		{"{type: sql, driver: sqlite, dsn: x.db, options: {dialect: db2}}", `cosid.stores.db.options.dialect: invalid argument: "db2" is unknown`},
+		{"{type: sql, driver: sqlite, dsn: x.db}", "cosid.stores.db: "}, // no tables and no initSchema
+	}
+	for _, tc := range tests {
+		_, err := openYAML(t, "cosid:\n  stores:\n    db: "+tc.store+"\n")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Count(err.Error(), "cosid.stores.db") != 1 {
+			t.Errorf("store %s: %v; want one error naming %q once", tc.store, err, tc.want)
+		}
+	}
+}

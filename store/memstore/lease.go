@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -13,31 +14,7 @@ import (
 type namespace struct {
 	limit       int
 	toleranceMs int64
-	slots       map[int]*slotRow
-}
-
-// slotRow is a row of cosid_slot: the lease on one slot, or what is left of the last.
-type slotRow struct {
-	owner       string // "" once released
-	incarnation string
-	lastOwner   string // the most recent owner, kept after release and expiry (L5)
-	fence       int64
-	expiresMs   int64
-	floorMs     int64
-	ceilingMs   int64
-	nextFloorMs int64 // the next owner's Floor after a release; the holder's Floor before
-}
-
-func (r *slotRow) free(nowMs int64) bool { return r.owner == "" || r.expiresMs <= nowMs }
-
-// nextFloor is the Floor of the slot's next owner (L3): above the last timestamp the
-// earlier owner reported when it released the slot, or above its Ceiling when it let
-// the lease expire.
-func (r *slotRow) nextFloor() int64 {
-	if r.owner == "" {
-		return r.nextFloorMs
-	}
-	return max(r.nextFloorMs, r.ceilingMs+1)
+	slots       map[int]*slotrow.Row
 }
 
 // Acquire implements store.SlotLeaseStore.
@@ -48,14 +25,14 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("memstore: acquire: %w", err)
 	}
-	toleranceMs, ttlMs := millisUp(req.Tolerance), millisUp(req.TTL)
+	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
 	d := s.data
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now().UnixMilli()
 	ns := d.namespaces[req.Namespace]
 	if ns == nil {
-		ns = &namespace{limit: req.Limit, toleranceMs: toleranceMs, slots: map[int]*slotRow{}}
+		ns = &namespace{limit: req.Limit, toleranceMs: toleranceMs, slots: map[int]*slotrow.Row{}}
 		d.namespaces[req.Namespace] = ns
 	} else if ns.limit != req.Limit || ns.toleranceMs != toleranceMs {
 		return store.Lease{}, fmt.Errorf("memstore: namespace %q has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
@@ -67,21 +44,11 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	}
 	r := ns.slots[slot]
 	if r == nil {
-		r = &slotRow{}
+		r = &slotrow.Row{}
 		ns.slots[slot] = r
 	}
-	floor, expires := r.nextFloor(), now+ttlMs
-	*r = slotRow{
-		owner:       req.OwnerKey,
-		incarnation: store.NewIncarnation(),
-		lastOwner:   req.OwnerKey,
-		fence:       r.fence + 1,
-		expiresMs:   expires,
-		floorMs:     floor,
-		ceilingMs:   expires + toleranceMs,
-		nextFloorMs: floor,
-	}
-	return lease(req.Namespace, slot, r, now), nil
+	*r = r.Take(req.OwnerKey, now, ttlMs, toleranceMs)
+	return r.Lease(req.Namespace, slot, now), nil
 }
 
 // pick returns the slot to lease: the owner's earlier slot (L5), else the preferred
@@ -89,18 +56,18 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 func (ns *namespace) pick(req store.LeaseRequest, now int64) int {
 	earlier := -1
 	for slot, r := range ns.slots {
-		if r.lastOwner == req.OwnerKey && r.free(now) && (earlier < 0 || slot < earlier) {
+		if r.LastOwner == req.OwnerKey && r.Free(now) && (earlier < 0 || slot < earlier) {
 			earlier = slot
 		}
 	}
 	if earlier >= 0 {
 		return earlier
 	}
-	if p := req.Preferred; p >= 0 && (ns.slots[p] == nil || ns.slots[p].free(now)) {
+	if p := req.Preferred; p >= 0 && (ns.slots[p] == nil || ns.slots[p].Free(now)) {
 		return p
 	}
 	for slot := range ns.limit {
-		if r := ns.slots[slot]; r == nil || r.free(now) {
+		if r := ns.slots[slot]; r == nil || r.Free(now) {
 			return slot
 		}
 	}
@@ -123,9 +90,8 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 		return store.Lease{}, err
 	}
 	now := d.now().UnixMilli()
-	r.expiresMs = now + millisUp(ttl)
-	r.ceilingMs = max(r.ceilingMs, r.expiresMs+ns.toleranceMs)
-	return lease(l.Namespace, l.Slot, r, now), nil
+	*r = r.Renew(now, slotrow.MillisUp(ttl), ns.toleranceMs)
+	return r.Lease(l.Namespace, l.Slot, now), nil
 }
 
 // Release implements store.SlotLeaseStore.
@@ -143,47 +109,23 @@ func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) er
 	if err != nil {
 		return err
 	}
-	if lastUsedMs > r.ceilingMs {
-		return fmt.Errorf("memstore: release slot %d of namespace %q: %w: lastUsedMs %d lies above the lease's ceiling %d",
-			l.Slot, l.Namespace, store.ErrInvalidArgument, lastUsedMs, r.ceilingMs)
+	released, err := r.Release(lastUsedMs)
+	if err != nil {
+		return fmt.Errorf("memstore: release slot %d of namespace %q: %w", l.Slot, l.Namespace, err)
 	}
-	r.nextFloorMs = max(r.floorMs, lastUsedMs+1)
-	r.owner, r.incarnation = "", ""
+	*r = released
 	return nil
 }
 
 // held returns the row of l, or an error wrapping ErrLeaseLost when another
 // acquisition or a release ended l.
-func (d *data) held(op string, l store.Lease) (*namespace, *slotRow, error) {
+func (d *data) held(op string, l store.Lease) (*namespace, *slotrow.Row, error) {
 	ns := d.namespaces[l.Namespace]
 	if ns != nil {
-		if r := ns.slots[l.Slot]; r != nil && r.owner == l.OwnerKey && r.incarnation == l.Incarnation && r.fence == l.Fence {
+		if r := ns.slots[l.Slot]; r != nil && r.Holds(l) {
 			return ns, r, nil
 		}
 	}
 	return nil, nil, fmt.Errorf("memstore: %s slot %d of namespace %q (fence %d) for %q: %w",
 		op, l.Slot, l.Namespace, l.Fence, l.OwnerKey, store.ErrLeaseLost)
-}
-
-func lease(namespace string, slot int, r *slotRow, nowMs int64) store.Lease {
-	return store.Lease{
-		Namespace:   namespace,
-		OwnerKey:    r.owner,
-		Incarnation: r.incarnation,
-		Slot:        slot,
-		Fence:       r.fence,
-		ExpiresAt:   time.UnixMilli(r.expiresMs).UTC(),
-		Floor:       r.floorMs,
-		Ceiling:     r.ceilingMs,
-		StoreNow:    time.UnixMilli(nowMs).UTC(),
-	}
-}
-
-// millisUp returns d in whole milliseconds, rounded up.
-func millisUp(d time.Duration) int64 {
-	ms := int64(d / time.Millisecond)
-	if d%time.Millisecond != 0 {
-		ms++
-	}
-	return ms
 }

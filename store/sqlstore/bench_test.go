@@ -22,22 +22,10 @@ import (
 // (impl=bare) under the same caller's context, with 1 and 16 goroutines, each on a key of its own. Compare them with
 // benchstat -col /impl.
 func BenchmarkReserve(b *testing.B) {
-	for _, db := range []struct{ name, driver, env string }{
-		{"postgresql", "pgx", testenv.Postgres},
-		{"mariadb", "mysql", testenv.MySQL},
-		{"sqlite", "sqlite", ""},
-	} {
+	for _, db := range benchDBs {
 		b.Run("db="+db.name, func(b *testing.B) {
-			dsn := filepath.Join(b.TempDir(), "bench.db")
-			if db.env != "" {
-				dsn = testenv.Server(b, db.env)
-			}
-			st, err := Open(db.driver, dsn, 5*time.Second, WithInitSchema(true), WithLogger(nil))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			bare := bareReserver(b, db.driver, dsn, st)
+			st, pool := db.open(b)
+			bare := bareReserver(b, pool, st)
 			prefix := "bench/" + rand.Text()[:8]
 			for _, goroutines := range []int{1, 16} {
 				for _, impl := range []struct {
@@ -87,22 +75,45 @@ func runReserves(b *testing.B, goroutines int, prefix string, reserve func(ctx c
 	})
 }
 
-// bareReserver returns the store's upsert statement, prepared on a pool of its own
-// that is configured as Open configures the store's.
-func bareReserver(b *testing.B, driver, dsn string, st *Store) func(ctx context.Context, key string) error {
-	if driver == "sqlite" {
-		dsn = sqliteDSN(dsn, st.timeout)
+// benchDB is a live database of the benchmarks.
+type benchDB struct{ name, driver, env string }
+
+var benchDBs = []benchDB{
+	{"postgresql", "pgx", testenv.Postgres},
+	{"mariadb", "mysql", testenv.MySQL},
+	{"sqlite", "sqlite", ""},
+}
+
+// open opens a store on the database, and a pool of its own for the bare statements
+// that is configured as Open configures the store's; both are closed when b ends.
+func (db benchDB) open(b *testing.B) (*Store, *sql.DB) {
+	dsn := filepath.Join(b.TempDir(), "bench.db")
+	if db.env != "" {
+		dsn = testenv.Server(b, db.env)
 	}
-	db, err := sql.Open(driver, dsn)
+	st, err := Open(db.driver, dsn, 5*time.Second, WithInitSchema(true), WithLogger(nil))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(poolSize)
-	db.SetMaxIdleConns(poolSize)
-	if driver == "sqlite" {
-		db.SetMaxOpenConns(1)
+	b.Cleanup(func() { st.Close() })
+	if db.driver == "sqlite" {
+		dsn = sqliteDSN(dsn, st.timeout)
 	}
+	pool, err := sql.Open(db.driver, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pool.Close() })
+	pool.SetMaxOpenConns(poolSize)
+	pool.SetMaxIdleConns(poolSize)
+	if db.driver == "sqlite" {
+		pool.SetMaxOpenConns(1)
+	}
+	return st, pool
+}
+
+// bareReserver returns the store's upsert statement, prepared on db.
+func bareReserver(b *testing.B, db *sql.DB, st *Store) func(ctx context.Context, key string) error {
 	switch r := st.ranges.(type) {
 	case numbered:
 		stmt, err := db.Prepare(r.reserve)

@@ -7,12 +7,13 @@ import (
 	"sync"
 )
 
-// Dialect is the SQL of one kind of database: how to recognise it, its schema, and
-// the statements of a reservation. The built-in dialects are postgresql, mysql,
-// mariadb, sqlserver and sqlite; another database, or different SQL for one of them,
-// is a Dialect passed to Register.
+// Dialect is the SQL of one kind of database: how to recognise it, its schema, its
+// clock, and the statements of reservations and slot leases. The built-in dialects
+// are postgresql, mysql, mariadb, sqlserver and sqlite; another database, or
+// different SQL for one of them, is a Dialect passed to Register.
 //
-// A dialect must pass the store test kit (storetest.RunRangeStore) on its database.
+// A dialect must pass the store test kit (storetest.RunRangeStore and
+// storetest.RunSlotLeaseStore) on its database.
 type Dialect interface {
 	// Name is the name the dialect option uses, such as "postgresql".
 	Name() string
@@ -29,6 +30,14 @@ type Dialect interface {
 	// Ranges returns the range statements of the dialect on the tables of t, whose
 	// names are quoted.
 	Ranges(t Tables) Ranges
+	// NowMillis returns the store clock as an SQL expression: the database's own
+	// time in whole milliseconds since the Unix epoch, UTC whatever the session's
+	// time zone, as a bigint. Lease expiry is judged by it alone (L6).
+	NowMillis() string
+	// Leases returns the slot-lease statements of the dialect on the tables of t,
+	// whose names are quoted, reading the store clock with the SQL expression now
+	// (the store passes NowMillis).
+	Leases(t Tables, now string) LeaseSQL
 	// Retryable reports whether err ended a transaction in a way that running it
 	// again may cure: a duplicate key from a concurrent insert, a deadlock, a
 	// serialization failure.

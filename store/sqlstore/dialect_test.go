@@ -11,6 +11,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/cosid-go/cosid/store"
 )
 
 // proxyDialect is SQLite SQL whose reservations report what a misbehaving SQL proxy
@@ -45,9 +47,63 @@ func (r proxyRanges) Reserve(ctx context.Context, q Querier, key string, size, c
 	return r.report, r.report != 0, nil
 }
 
+// unmatchedDialect is SQLite SQL whose Update, and with take set its Take too, never
+// changes a row, as a dialect's would whose compare-and-sets disagree with its reads.
+// Only WithDialect names it.
+type unmatchedDialect struct {
+	sqliteDialect
+	name string
+	take bool
+}
+
+func (d unmatchedDialect) Name() string                       { return d.name }
+func (unmatchedDialect) Detect(context.Context, Querier) bool { return false }
+
+func (d unmatchedDialect) Leases(t Tables, now string) LeaseSQL {
+	l := d.sqliteDialect.Leases(t, now)
+	l.Update = "update " + t.Slot + " set fence = fence where 0 = 1 and ?15 is null"
+	if d.take {
+		l.Take = l.Update
+	}
+	return l
+}
+
 func init() {
 	Register(proxyDialect{name: "test-proxy-below", report: 1})
 	Register(proxyDialect{name: "test-proxy-none"})
+	Register(unmatchedDialect{name: "test-unmatched-update"})
+	Register(unmatchedDialect{name: "test-unmatched-take", take: true})
+}
+
+// TestLease_UnmatchedCompareAndSetFails checks that a compare-and-set that changes no
+// row of a row that did not change fails the call at once, naming the slot, instead
+// of reading again until the timeout.
+func TestLease_UnmatchedCompareAndSetFails(t *testing.T) {
+	open := func(dialect string) *Store {
+		st, err := New(proxyDB(t), time.Minute, WithDialect(dialect), WithInitSchema(true), WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	req := store.LeaseRequest{Namespace: "ns", OwnerKey: "a", Limit: 2, TTL: time.Minute, Preferred: -1}
+	check := func(op string, err error) {
+		t.Helper()
+		if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "changed no row") {
+			t.Errorf("%s: %v, want the error of an unmatched compare-and-set", op, err)
+		}
+	}
+	_, err := open("test-unmatched-take").Acquire(t.Context(), req)
+	check("Acquire", err)
+	st := open("test-unmatched-update")
+	l, err := st.Acquire(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Renew(t.Context(), l, time.Hour)
+	check("Renew", err)
+	check("Release", st.Release(t.Context(), l, l.Floor))
 }
 
 func proxyDB(t *testing.T) *sql.DB {

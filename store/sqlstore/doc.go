@@ -1,5 +1,6 @@
-// Package sqlstore is a store.RangeStore on database/sql, for PostgreSQL, MySQL,
-// MariaDB, SQL Server and SQLite, the store that most deployments run.
+// Package sqlstore is a store.RangeStore and a store.SlotLeaseStore on database/sql,
+// for PostgreSQL, MySQL, MariaDB, SQL Server and SQLite, the store that most
+// deployments run.
 //
 // New wraps a *sql.DB that the application owns; Open opens and owns one. Both detect
 // the dialect from the server's own version query, check the tables and, with
@@ -39,24 +40,53 @@
 // SQL proxy that rewrites or loses last_insert_id, or splits reads from writes, set
 // FetchTransaction, which updates and reads the row in one transaction.
 //
+// # Slot leases
+//
+// The slots that give snowflake generators their machine ids live in the slot table,
+// one row per slot, and each namespace's limit and tolerance in the namespace table.
+// The store clock is the database's, in UTC epoch milliseconds whatever the session's
+// time zone: clock_timestamp() on PostgreSQL, utc_timestamp(6) on MySQL and MariaDB,
+// sysutcdatetime() on SQL Server, SQLite's 'now'. Expiry is judged by it alone (L6).
+//
+//	first use     one transaction records the namespace's limit and tolerance and
+//	              creates its slot rows [0, limit)
+//	Acquire       one read, taking no lock, of the store clock and of the free slots:
+//	              those the owner key had before, the preferred one, the lowest;
+//	              then one compare-and-set per candidate until one holds
+//	Renew         a read of the lease's row with the store clock, then a compare-and-set
+//	Release       a read of the lease's row, then a compare-and-set
+//
+// The store computes each new row in Go from the row it read, with the clock of that
+// read, and writes it with an auto-commit update that changes the row only if it is
+// still as read (and, to take it, still free by the database's clock at that moment):
+// zero rows changed means another instance came first, and the store moves on to the
+// next candidate or reads again. A new owner takes two round trips.
+//
+// To find the slot an owner key had before, Acquire reads all the free rows of the
+// namespace, which no index serves: about a millisecond for the 1,024 slots of the
+// default snowflake layout. A namespace of store.MaxSlots slots takes seconds per
+// Acquire, and tens of seconds for its first use, which creates every row; a store
+// serving one needs a timeout to match.
+//
 // The tables, by default cosid_range, cosid_slot and cosid_namespace, are created by
 // the script of Schema, one per dialect, which a DBA can run instead of initSchema.
 //
 // # SQLite
 //
-// SQLite has one writer. A store lets one of its reservations at a time reach the
+// SQLite has one writer. A store lets one of its calls at a time reach the
 // database, and Open gives it one connection, a busy timeout equal to the store's
 // timeout (other processes on the file wait for each other's writes) and WAL mode.
 //
 // # SQL Server
 //
 // The sqlserver dialect is untested against a live server here: its SQL text is fixed
-// by golden tests only. The other dialects pass the store test kit on real servers
-// (PostgreSQL 15, MariaDB 10.11, SQLite).
+// by golden tests only. The other dialects pass the store test kits, of ranges and of
+// slot leases, on real servers (PostgreSQL 15, MariaDB 10.11, SQLite).
 //
 // # Other databases
 //
 // Another database, or different SQL for a supported one, is a Dialect given to
 // Register. Registered dialects are tried before the built-in ones and can be named
-// with WithDialect; a dialect must pass storetest.RunRangeStore on its database.
+// with WithDialect; a dialect must pass storetest.RunRangeStore and
+// storetest.RunSlotLeaseStore on its database.
 package sqlstore

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -13,8 +15,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files of testdata")
 
 // TestDialectSQL_Golden fixes the SQL text of every built-in dialect, for default and
-// schema-qualified table names. It is the only test of the sqlserver dialect, which
-// no live server here runs.
+// schema-qualified table names: the schema, the reservations, the store clock and the
+// slot leases, also on a clock moved as the tests move it. It is the only test of the
+// sqlserver dialect, which no live server here runs.
 func TestDialectSQL_Golden(t *testing.T) {
 	for _, d := range builtins {
 		t.Run(d.Name(), func(t *testing.T) {
@@ -25,13 +28,11 @@ func TestDialectSQL_Golden(t *testing.T) {
 				for _, stmt := range d.Schema(q) {
 					fmt.Fprintf(&b, "-- schema\n%s;\n", stmt)
 				}
-				r := reflect.ValueOf(d.Ranges(q))
-				for i := range r.NumField() {
-					if f := r.Field(i); f.Kind() == reflect.String {
-						fmt.Fprintf(&b, "-- %s\n%s\n", r.Type().Field(i).Name, f.String())
-					}
-				}
+				writeStrings(&b, "", d.Ranges(q))
+				fmt.Fprintf(&b, "-- NowMillis\n%s\n", d.NowMillis())
+				writeStrings(&b, "lease ", d.Leases(q, d.NowMillis()))
 			}
+			writeStrings(&b, "moved clock: lease ", d.Leases(DefaultTables().quote(d), "("+d.NowMillis()+" + -3600000)"))
 			path := filepath.Join("testdata", d.Name()+".golden")
 			if *update {
 				if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -46,5 +47,47 @@ func TestDialectSQL_Golden(t *testing.T) {
 				t.Errorf("SQL of %s differs from %s (-update rewrites it):\n%s", d.Name(), path, got)
 			}
 		})
+	}
+}
+
+// writeStrings writes the string fields of the struct v, each under its name.
+func writeStrings(b *strings.Builder, prefix string, v any) {
+	r := reflect.ValueOf(v)
+	for i := range r.NumField() {
+		if f := r.Field(i); f.Kind() == reflect.String {
+			fmt.Fprintf(b, "-- %s%s\n%s\n", prefix, r.Type().Field(i).Name, f.String())
+		}
+	}
+}
+
+// TestLeaseSQL_TakesItsArguments checks that every lease statement of every built-in
+// dialect uses exactly the arguments the store passes: with numbered placeholders the
+// highest is the last argument, and with plain ? there is one per argument.
+func TestLeaseSQL_TakesItsArguments(t *testing.T) {
+	args := map[string]int{"Candidates": 3, "Slot": 2, "Take": 15, "Update": 15, "CreateNamespace": 3, "CreateSlots": 2}
+	numbered := regexp.MustCompile(`(?:\$|\?|@p)(\d+)`)
+	for _, d := range builtins {
+		l := reflect.ValueOf(d.Leases(DefaultTables().quote(d), d.NowMillis()))
+		for i := range l.NumField() {
+			name, f := l.Type().Field(i).Name, l.Field(i)
+			if f.Kind() != reflect.String {
+				continue
+			}
+			want, ok := args[name]
+			if !ok {
+				t.Fatalf("LeaseSQL.%s has no argument count here", name)
+			}
+			got := strings.Count(f.String(), "?")
+			if m := numbered.FindAllStringSubmatch(f.String(), -1); m != nil {
+				got = 0
+				for _, sub := range m {
+					n, _ := strconv.Atoi(sub[1])
+					got = max(got, n)
+				}
+			}
+			if got != want {
+				t.Errorf("%s: %s takes %d arguments, the store passes %d:\n%s", d.Name(), name, got, want, f.String())
+			}
+		}
 	}
 }

@@ -50,6 +50,30 @@ func (mysqlDialect) Ranges(t Tables) Ranges {
 	}
 }
 
+// NowMillis reads utc_timestamp(6), the statement's start in UTC whatever the
+// session's time zone, and counts its milliseconds from the epoch without a time zone
+// conversion (unix_timestamp would make one).
+func (mysqlDialect) NowMillis() string {
+	return "timestampdiff(microsecond, '1970-01-01 00:00:00', utc_timestamp(6)) div 1000"
+}
+
+// Leases creates the slot rows with a recursive query that doubles the rows at each
+// step: MySQL stops a recursion at 1,000 steps (cte_max_recursion_depth), MariaDB
+// too (max_recursive_iterations), and a namespace may have 2^22 slots, 22 doublings.
+func (mysqlDialect) Leases(t Tables, now string) LeaseSQL {
+	l := sharedLeases(t, now, leaseFlavour{
+		param: func(int, string) string { return "?" },
+		limit: limitClause,
+	})
+	l.CreateNamespace = "insert ignore into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values (?, ?, ?)"
+	l.CreateSlots = "insert ignore into " + t.Slot + " (namespace, slot) select ?, k.slot from (" +
+		"with recursive k (slot_limit, slot, width) as (select cast(? as signed), 0, 1" +
+		" union all select k.slot_limit, k.slot + d.d * k.width, k.width * 2 from k cross join (select 0 as d union all select 1) d" +
+		" where k.width < k.slot_limit)" +
+		" select slot_limit, slot, width from k) k where k.width >= k.slot_limit and k.slot < k.slot_limit"
+	return l
+}
+
 // Retryable accepts duplicate key (1062), deadlock (1213) and lock wait timeout
 // (1205). go-sql-driver/mysql's *MySQLError has no method to read its number
 // through, so the number is read from its text, "Error 1062 (23000): …", which the

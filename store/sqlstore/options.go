@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 )
 
 // Tables names the store's tables. A name is an identifier or schema.identifier, each
@@ -86,6 +87,7 @@ type config struct {
 	tables     Tables
 	plan       FetchPlan
 	logger     *slog.Logger
+	clock      *clockOffset
 }
 
 func buildConfig(opts []Option) config {
@@ -111,6 +113,15 @@ func WithTables(t Tables) Option { return func(c *config) { c.tables = t.withDef
 // WithFetchPlan sets how a reservation reads the value it wrote (default
 // FetchStatement).
 func WithFetchPlan(p FetchPlan) Option { return func(c *config) { c.plan = p } }
+
+// clockOffset moves the store clock of the stores that share it, so that the store's
+// own tests move the database's clock instead of waiting for it (storetest's
+// ClockMover). It is added to the dialect's NowMillis in every lease statement.
+type clockOffset struct{ ms atomic.Int64 }
+
+// withClockOffset makes the store's clock the database's moved by c. Tests only: a
+// deployment has no reason to move its store clock.
+func withClockOffset(c *clockOffset) Option { return func(cfg *config) { cfg.clock = c } }
 
 // WithLogger sets the logger of start-up events, such as tables created (default
 // slog.Default()). A nil logger logs nothing.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -36,6 +37,24 @@ func (postgresDialect) Ranges(t Tables) Ranges {
 		seal: "insert into " + r + " as t (range_key, next_value, sealed) values ($1::varchar, 0, true)" +
 			" on conflict (range_key) do update set sealed = true",
 	}
+}
+
+// NowMillis reads clock_timestamp(), the time when it is called, not when the
+// transaction began (now()).
+func (postgresDialect) NowMillis() string {
+	return "floor(extract(epoch from clock_timestamp()) * 1000)::bigint"
+}
+
+func (postgresDialect) Leases(t Tables, now string) LeaseSQL {
+	l := sharedLeases(t, now, leaseFlavour{
+		param: func(n int, typ string) string { return "$" + strconv.Itoa(n) + "::" + typ },
+		limit: limitClause,
+	})
+	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values ($1::varchar, $2::integer, $3::bigint)" +
+		" on conflict (namespace) do nothing"
+	l.CreateSlots = "insert into " + t.Slot + " (namespace, slot) select $1::varchar, generate_series(0, $2::integer - 1)" +
+		" on conflict (namespace, slot) do nothing"
+	return l
 }
 
 // Retryable accepts the SQLSTATEs of a unique violation (23505), a serialization

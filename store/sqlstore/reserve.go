@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -88,43 +87,32 @@ func (s *Store) reserveTx(ctx context.Context, key string, size, initialOffset i
 // reserveInTx writes first, so that the transaction holds the row (or, with SQLite,
 // the database) before it reads: the value it reads back is the one it wrote.
 func (s *Store) reserveInTx(ctx context.Context, key string, size, initialOffset int64) (next int64, err error) {
-	// Read committed: MySQL's default, repeatable read, has the update of a missing
-	// key take a gap lock, and concurrent creators then deadlock on their inserts.
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
-	if err != nil {
-		return 0, err
-	}
-	defer func() {
+	err = s.inTx(ctx, func(q Querier) error {
+		advanced, err := s.ranges.Advance(ctx, q, key, size)
 		if err != nil {
-			tx.Rollback()
+			return err
 		}
-	}()
-	q := s.q.inTx(tx)
-	advanced, err := s.ranges.Advance(ctx, q, key, size)
-	if err != nil {
-		return 0, err
-	}
-	cur, sealed, found, err := s.ranges.Read(ctx, q, key)
-	switch {
-	case err != nil:
-		return 0, err
-	case advanced && (!found || sealed):
-		return 0, ErrLostValue
-	case advanced:
-		next = cur
-	case sealed || (found && !store.Fits(cur, size)):
-		return 0, refusal(found, sealed, cur, size)
-	case found:
-		return 0, errAppeared
-	case !store.Fits(initialOffset, size):
-		return 0, fmt.Errorf("%w: a new key starting at %d has no room for %d", store.ErrExhausted, initialOffset, size)
-	default:
-		next = initialOffset + size
-		if err = s.ranges.Insert(ctx, q, key, next); err != nil {
-			return 0, err
+		cur, sealed, found, err := s.ranges.Read(ctx, q, key)
+		switch {
+		case err != nil:
+			return err
+		case advanced && (!found || sealed):
+			return ErrLostValue
+		case advanced:
+			next = cur
+		case sealed || (found && !store.Fits(cur, size)):
+			return refusal(found, sealed, cur, size)
+		case found:
+			return errAppeared
+		case !store.Fits(initialOffset, size):
+			return fmt.Errorf("%w: a new key starting at %d has no room for %d", store.ErrExhausted, initialOffset, size)
+		default:
+			next = initialOffset + size
+			return s.ranges.Insert(ctx, q, key, next)
 		}
-	}
-	return next, tx.Commit()
+		return nil
+	})
+	return next, err
 }
 
 // Seal implements store.RangeStore: one statement that marks the key sealed, creating
@@ -167,13 +155,18 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	}
 }
 
-// fail wraps err with the operation, the key and the store. When ctx ended, the error
-// also wraps ctx.Err(), whatever the driver made of the cancellation.
+// fail wraps err with the operation, the key and the store (see failed).
 func (s *Store) fail(ctx context.Context, op, key string, err error) error {
+	return failed(ctx, fmt.Sprintf("%s: %s %q", s.name, op, key), err)
+}
+
+// failed wraps err with what failed. When ctx ended, the error also wraps ctx.Err(),
+// whatever the driver made of the cancellation.
+func failed(ctx context.Context, what string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w: %w", ctxErr, err)
 	}
-	return fmt.Errorf("%s: %s %q: %w", s.name, op, key, err)
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // Timeout implements store.Timeouter: every call of the store ends within it.

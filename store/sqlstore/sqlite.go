@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"strconv"
 )
 
 // sqliteDialect is SQLite 3.35 and later; the store's embedded default through
@@ -33,6 +34,24 @@ func (sqliteDialect) Ranges(t Tables) Ranges {
 		insert: "insert into " + r + " (range_key, next_value, sealed) values (?1, ?2, 0)",
 		seal:   "insert into " + r + " (range_key, next_value, sealed) values (?1, 0, 1) on conflict (range_key) do update set sealed = 1",
 	}
+}
+
+// NowMillis reads SQLite's 'now', which stays the same throughout a statement,
+// whole seconds and the milliseconds apart so that no floating point rounds them.
+func (sqliteDialect) NowMillis() string {
+	return "(cast(strftime('%s', 'now') as integer) * 1000 + cast(substr(strftime('%f', 'now'), 4) as integer))"
+}
+
+func (sqliteDialect) Leases(t Tables, now string) LeaseSQL {
+	l := sharedLeases(t, now, leaseFlavour{
+		param: func(n int, _ string) string { return "?" + strconv.Itoa(n) },
+		limit: limitClause,
+	})
+	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values (?1, ?2, ?3)" +
+		" on conflict (namespace) do nothing"
+	l.CreateSlots = "with recursive k (slot) as (select 0 union all select slot + 1 from k where slot + 1 < ?2)" +
+		" insert or ignore into " + t.Slot + " (namespace, slot) select ?1, slot from k"
+	return l
 }
 
 // Retryable accepts SQLITE_BUSY and SQLITE_LOCKED with their extended codes, and the constraint codes of a

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -42,6 +43,27 @@ func (sqlserverDialect) Ranges(t Tables) Ranges {
 			" when not matched then insert (range_key, next_value, sealed) values (@p1, 0, 1);",
 		keyArg: func(k string) any { return []byte(k) },
 	}
+}
+
+// NowMillis reads sysutcdatetime(), UTC whatever the server's time zone.
+func (sqlserverDialect) NowMillis() string {
+	return "datediff_big(millisecond, '19700101', sysutcdatetime())"
+}
+
+// Leases sends namespaces and owner keys as bytes, to match the varbinary columns.
+func (sqlserverDialect) Leases(t Tables, now string) LeaseSQL {
+	l := sharedLeases(t, now, leaseFlavour{
+		param: func(n int, _ string) string { return "@p" + strconv.Itoa(n) },
+		top:   "top (" + strconv.Itoa(candidateRows) + ") ",
+	})
+	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) select @p1, @p2, @p3" +
+		" where not exists (select 1 from " + t.Namespace + " with (updlock, holdlock) where namespace = @p1)"
+	l.CreateSlots = "with k (slot) as (select 0 union all select slot + 1 from k where slot + 1 < @p2)" +
+		" insert into " + t.Slot + " (namespace, slot) select @p1, k.slot from k" +
+		" where not exists (select 1 from " + t.Slot + " s where s.namespace = @p1 and s.slot = k.slot)" +
+		" option (maxrecursion 0)"
+	l.KeyArg = func(k string) any { return []byte(k) }
+	return l
 }
 
 // Retryable accepts duplicate key (2627, 2601) and deadlock victim (1205), read

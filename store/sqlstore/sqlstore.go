@@ -24,17 +24,24 @@ var (
 	ErrClosed = errors.New("store is closed")
 )
 
-// Store is a store.RangeStore on a database/sql database. It is safe for concurrent
-// use, also by many processes sharing one database.
+// Store is a store.RangeStore and a store.SlotLeaseStore on a database/sql database.
+// It is safe for concurrent use, also by many processes sharing one database.
 type Store struct {
-	db      *sql.DB
-	owned   bool // Close closes db
-	q       *stmtCache
-	dialect Dialect
-	ranges  Ranges
-	plan    FetchPlan
-	timeout time.Duration
-	name    string // "sqlstore(postgresql, cosid_range)", for errors
+	db       *sql.DB
+	owned    bool // Close closes db
+	q        *stmtCache
+	dialect  Dialect
+	ranges   Ranges
+	leases   LeaseSQL
+	plan     FetchPlan
+	timeout  time.Duration
+	name     string // "sqlstore(postgresql, cosid_range)", for errors of reservations
+	slotName string // "sqlstore(postgresql, cosid_slot)", for errors of leases
+	// tables and clock serve the tests that move the store clock: the lease
+	// statements of the clock's offset, when it is not zero, are built on demand.
+	tables Tables // quoted
+	clock  *clockOffset
+	moved  atomic.Pointer[movedLeases]
 	// writer, when set, lets one call at a time reach a database with one writer
 	// (SQLite) whose pool the application owns.
 	writer chan struct{}
@@ -42,8 +49,9 @@ type Store struct {
 }
 
 var (
-	_ store.RangeStore = (*Store)(nil)
-	_ store.Timeouter  = (*Store)(nil)
+	_ store.RangeStore     = (*Store)(nil)
+	_ store.SlotLeaseStore = (*Store)(nil)
+	_ store.Timeouter      = (*Store)(nil)
 )
 
 // New returns a Store on db, which the application owns: Close leaves it open. Every
@@ -188,15 +196,20 @@ func newStore(ctx context.Context, db *sql.DB, owned bool, timeout time.Duration
 			return nil, err
 		}
 	}
+	quoted := cfg.tables.quote(d)
 	s := &Store{
-		db:      db,
-		owned:   owned,
-		q:       newStmtCache(db),
-		dialect: d,
-		ranges:  d.Ranges(cfg.tables.quote(d)),
-		plan:    cfg.plan,
-		timeout: timeout,
-		name:    fmt.Sprintf("sqlstore(%s, %s)", d.Name(), cfg.tables.Range),
+		db:       db,
+		owned:    owned,
+		q:        newStmtCache(db),
+		dialect:  d,
+		ranges:   d.Ranges(quoted),
+		leases:   d.Leases(quoted, d.NowMillis()),
+		plan:     cfg.plan,
+		timeout:  timeout,
+		name:     fmt.Sprintf("sqlstore(%s, %s)", d.Name(), cfg.tables.Range),
+		slotName: fmt.Sprintf("sqlstore(%s, %s)", d.Name(), cfg.tables.Slot),
+		tables:   quoted,
+		clock:    cfg.clock,
 	}
 	if d.Name() == "sqlite" {
 		// One writer: callers queued on the file lock wait far longer than on the

@@ -1,0 +1,104 @@
+// Package slotrow holds the rules by which acquisitions, renewals and releases change
+// the row of a slot (seed 003's cosid_slot), so that every store of slot leases hands
+// out the same fences, floors and ceilings (store.SlotLeaseStore, L2 and L3). Times
+// are whole milliseconds of the store clock.
+package slotrow
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// Row is the state of one slot: the lease on it, or what is left of the last.
+type Row struct {
+	Owner       string // "" once released
+	Incarnation string // "" once released
+	LastOwner   string // the most recent owner, kept after release and expiry (L5)
+	Fence       int64
+	ExpiresMs   int64
+	FloorMs     int64
+	CeilingMs   int64
+	NextFloorMs int64 // the next owner's Floor after a release; the holder's Floor before
+}
+
+// Free reports whether the slot has no owner, or its lease expired by nowMs.
+func (r Row) Free(nowMs int64) bool { return r.Owner == "" || r.ExpiresMs <= nowMs }
+
+// NextFloor is the Floor of the slot's next owner (L3): above the last timestamp the
+// earlier owner reported when it released the slot, or above its Ceiling when it let
+// the lease expire.
+func (r Row) NextFloor() int64 {
+	if r.Owner == "" {
+		return r.NextFloorMs
+	}
+	return max(r.NextFloorMs, r.CeilingMs+1)
+}
+
+// Take returns the row of a free slot leased to owner at nowMs for ttlMs: a new
+// incarnation, the next fence (L2), the floor NextFloor, and a ceiling toleranceMs
+// past the expiry.
+func (r Row) Take(owner string, nowMs, ttlMs, toleranceMs int64) Row {
+	floor, expires := r.NextFloor(), nowMs+ttlMs
+	return Row{
+		Owner:       owner,
+		Incarnation: store.NewIncarnation(),
+		LastOwner:   owner,
+		Fence:       r.Fence + 1,
+		ExpiresMs:   expires,
+		FloorMs:     floor,
+		CeilingMs:   expires + toleranceMs,
+		NextFloorMs: floor,
+	}
+}
+
+// Renew returns the row with its lease extended to expire ttlMs after nowMs. The
+// ceiling moves up with the expiry, and never down, even when the clock stepped back.
+func (r Row) Renew(nowMs, ttlMs, toleranceMs int64) Row {
+	r.ExpiresMs = nowMs + ttlMs
+	r.CeilingMs = max(r.CeilingMs, r.ExpiresMs+toleranceMs)
+	return r
+}
+
+// Release returns the row freed by an owner whose last stamp was lastUsedMs, so that
+// the next owner starts above it. A lastUsedMs above the ceiling breaks the contract:
+// the error wraps store.ErrInvalidArgument.
+func (r Row) Release(lastUsedMs int64) (Row, error) {
+	if lastUsedMs > r.CeilingMs {
+		return r, fmt.Errorf("%w: lastUsedMs %d lies above the lease's ceiling %d", store.ErrInvalidArgument, lastUsedMs, r.CeilingMs)
+	}
+	r.NextFloorMs = max(r.FloorMs, lastUsedMs+1)
+	r.Owner, r.Incarnation = "", ""
+	return r, nil
+}
+
+// Holds reports whether the row is still l's: no acquisition or release came since.
+func (r Row) Holds(l store.Lease) bool {
+	return r.Owner == l.OwnerKey && r.Incarnation == l.Incarnation && r.Fence == l.Fence
+}
+
+// Lease returns the row as the lease on slot of namespace, answered at nowMs.
+func (r Row) Lease(namespace string, slot int, nowMs int64) store.Lease {
+	return store.Lease{
+		Namespace:   namespace,
+		OwnerKey:    r.Owner,
+		Incarnation: r.Incarnation,
+		Slot:        slot,
+		Fence:       r.Fence,
+		ExpiresAt:   time.UnixMilli(r.ExpiresMs).UTC(),
+		Floor:       r.FloorMs,
+		Ceiling:     r.CeilingMs,
+		StoreNow:    time.UnixMilli(nowMs).UTC(),
+	}
+}
+
+// MillisUp returns d in whole milliseconds, rounded up, as stores keep TTLs and
+// tolerances.
+func MillisUp(d time.Duration) int64 {
+	ms := int64(d / time.Millisecond)
+	if d%time.Millisecond > 0 {
+		ms++
+	}
+	return ms
+}

@@ -1,0 +1,99 @@
+package slotrow
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// TestTake_L3_FloorAboveEarlierOwner checks the floor of a new owner after each way
+// the earlier one can leave: a release at its last stamp, a release having stamped
+// nothing, an expiry (its ceiling), and an expiry after a release (the higher).
+func TestTake_L3_FloorAboveEarlierOwner(t *testing.T) {
+	held := Row{}.Take("a", 1000, 100, 10) // expires 1100, ceiling 1110
+	released := func(lastUsed int64) Row {
+		r, err := held.Release(lastUsed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	tests := []struct {
+		name string
+		row  Row
+		want int64
+	}{
+		{"NeverLeased", Row{}, 0},
+		{"ReleasedAtLastStamp", released(1050), 1051},
+		{"ReleasedHavingStampedNothing", released(-1), held.FloorMs},
+		{"ReleasedAtCeiling", released(1110), 1111},
+		{"Expired", held, 1111},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			next := tc.row.Take("b", 2000, 100, 10)
+			if next.FloorMs != tc.want || next.NextFloorMs != tc.want {
+				t.Errorf("floor %d and next floor %d, want %d", next.FloorMs, next.NextFloorMs, tc.want)
+			}
+			if next.Fence != tc.row.Fence+1 || next.Incarnation == tc.row.Incarnation || next.Owner != "b" || next.LastOwner != "b" {
+				t.Errorf("L2: taken row %+v after %+v", next, tc.row)
+			}
+			if next.ExpiresMs != 2100 || next.CeilingMs != 2110 {
+				t.Errorf("expires %d, ceiling %d; want 2100 and 2110", next.ExpiresMs, next.CeilingMs)
+			}
+		})
+	}
+}
+
+// TestRenew_CeilingNeverLowered renews after the clock stepped back: the expiry
+// follows the clock, the ceiling stays.
+func TestRenew_CeilingNeverLowered(t *testing.T) {
+	r := Row{}.Take("a", 5000, 100, 10).Renew(1000, 100, 10)
+	if r.ExpiresMs != 1100 || r.CeilingMs != 5110 {
+		t.Errorf("expires %d, ceiling %d; want 1100 and the earlier 5110", r.ExpiresMs, r.CeilingMs)
+	}
+	if r = r.Renew(6000, 100, 10); r.CeilingMs != 6110 {
+		t.Errorf("ceiling %d after a renewal past it, want 6110", r.CeilingMs)
+	}
+}
+
+// TestRelease_AboveCeilingRefused keeps the lease when the owner reports a stamp above
+// its ceiling.
+func TestRelease_AboveCeilingRefused(t *testing.T) {
+	held := Row{}.Take("a", 1000, 100, 10)
+	r, err := held.Release(held.CeilingMs + 1)
+	if !errors.Is(err, store.ErrInvalidArgument) || r != held {
+		t.Errorf("Release above the ceiling = %+v, %v; want the row unchanged and ErrInvalidArgument", r, err)
+	}
+}
+
+// TestHolds_L2_StaleLeaseLost tells a lease from the ones before and after it.
+func TestHolds_L2_StaleLeaseLost(t *testing.T) {
+	a := Row{}.Take("a", 1000, 100, 10)
+	l := a.Lease("ns", 3, 1000)
+	if !a.Holds(l) {
+		t.Fatalf("the row does not hold its own lease %+v", l)
+	}
+	released, _ := a.Release(-1)
+	for name, r := range map[string]Row{"released": released, "taken again": a.Take("a", 2000, 100, 10)} {
+		if r.Holds(l) {
+			t.Errorf("the %s row holds the earlier lease", name)
+		}
+	}
+	if l.Slot != 3 || l.Floor != a.FloorMs || l.Ceiling != a.CeilingMs || !l.ExpiresAt.Equal(time.UnixMilli(1100)) || !l.StoreNow.Equal(time.UnixMilli(1000)) {
+		t.Errorf("lease %+v of row %+v", l, a)
+	}
+}
+
+func TestMillisUp(t *testing.T) {
+	for d, want := range map[time.Duration]int64{
+		0: 0, time.Nanosecond: 1, time.Millisecond: 1, 1500 * time.Microsecond: 2, time.Hour: 3_600_000,
+		-1500 * time.Microsecond: -1, 1<<63 - 1: (1<<63-1)/1_000_000 + 1,
+	} {
+		if got := MillisUp(d); got != want {
+			t.Errorf("MillisUp(%v) = %d, want %d", d, got, want)
+		}
+	}
+}

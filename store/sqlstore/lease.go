@@ -1,0 +1,286 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store"
+)
+
+// slotRow is a row of the slot table; a NULL owner key or incarnation reads as "".
+type slotRow struct {
+	slot int
+	slotrow.Row
+}
+
+// slotRead is what a read of the slot table says besides its rows: the namespace's
+// settings and the store clock.
+type slotRead struct {
+	limit       int
+	toleranceMs int64
+	nowMs       int64
+}
+
+// Acquire implements store.SlotLeaseStore. It reads the namespace's free slots with
+// the store clock (creating the namespace and its slot rows at its first use), then
+// takes the first of them whose row is still as read, one compare-and-set each; when
+// other acquirers took them all first it reads again. A new owner takes two round
+// trips.
+func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
+	if err := store.CheckLeaseRequest(req); err != nil {
+		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.slotName, err)
+	}
+	ctx, cancel, err := s.begin(ctx)
+	if err == nil {
+		defer cancel()
+		var l store.Lease
+		if l, err = s.acquire(ctx, s.leaseSQL(), req); err == nil {
+			return l, nil
+		}
+	}
+	return store.Lease{}, s.leaseFail(ctx, fmt.Sprintf("acquire a slot of namespace %q for %q", req.Namespace, req.OwnerKey), err)
+}
+
+func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest) (store.Lease, error) {
+	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
+	key := keyArg(q)
+	created := false
+	missed := map[int]slotrow.Row{} // the rows as read when a Take changed none
+	for {
+		ns, free, found, err := s.readSlots(ctx, q.Candidates, key(req.Namespace), key(req.OwnerKey), req.Preferred)
+		switch {
+		case err != nil:
+			return store.Lease{}, err
+		case !found && created:
+			return store.Lease{}, errors.New("the namespace is missing right after its creation")
+		case !found:
+			if err := s.createNamespace(ctx, q, req.Namespace, req.Limit, toleranceMs); err != nil {
+				return store.Lease{}, fmt.Errorf("creating the namespace: %w", err)
+			}
+			created = true
+			continue
+		case ns.limit != req.Limit || ns.toleranceMs != toleranceMs:
+			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
+				ns.limit, time.Duration(ns.toleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+		case len(free) == 0:
+			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.limit, store.ErrNoFreeSlot)
+		}
+		for _, r := range free {
+			if m, ok := missed[r.slot]; ok && m == r.Row {
+				return store.Lease{}, errUnmatched(r.slot)
+			}
+			next := slotRow{r.slot, r.Take(req.OwnerKey, ns.nowMs, ttlMs, toleranceMs)}
+			taken, err := s.swap(ctx, q, q.Take, req.Namespace, r, next)
+			if err != nil {
+				return store.Lease{}, fmt.Errorf("taking slot %d: %w", r.slot, err)
+			}
+			if taken {
+				return next.Lease(req.Namespace, r.slot, ns.nowMs), nil
+			}
+			missed[r.slot] = r.Row
+		}
+	}
+}
+
+// createNamespace records the namespace with its limit and tolerance and creates its
+// slot rows, in one transaction, unless another call created it first.
+func (s *Store) createNamespace(ctx context.Context, q LeaseSQL, namespace string, limit int, toleranceMs int64) error {
+	key := keyArg(q)
+	for attempt := 1; ; attempt++ {
+		err := s.inTx(ctx, func(tx Querier) error {
+			res, err := tx.ExecContext(ctx, q.CreateNamespace, key(namespace), limit, toleranceMs)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, q.CreateSlots, key(namespace), limit)
+			return err
+		})
+		if err == nil || attempt == maxTxAttempts || ctx.Err() != nil || !s.dialect.Retryable(err) {
+			return err
+		}
+	}
+}
+
+// Renew implements store.SlotLeaseStore: it reads the lease's row with the store
+// clock, then extends it with a compare-and-set on the row as read.
+func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
+	if err := store.CheckRenew(l, ttl); err != nil {
+		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.slotName, err)
+	}
+	var renewed store.Lease
+	err := s.update(ctx, "renew", l, func(ns slotRead, r slotrow.Row) (slotrow.Row, error) {
+		r = r.Renew(ns.nowMs, slotrow.MillisUp(ttl), ns.toleranceMs)
+		renewed = r.Lease(l.Namespace, l.Slot, ns.nowMs)
+		return r, nil
+	})
+	if err != nil {
+		return store.Lease{}, err
+	}
+	return renewed, nil
+}
+
+// Release implements store.SlotLeaseStore: it reads the lease's row, then frees it
+// with a compare-and-set on the row as read.
+func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
+	if err := store.CheckLease(l); err != nil {
+		return fmt.Errorf("%s: release: %w", s.slotName, err)
+	}
+	return s.update(ctx, "release", l, func(_ slotRead, r slotrow.Row) (slotrow.Row, error) {
+		return r.Release(lastUsedMs)
+	})
+}
+
+// update reads the row of l and writes what change makes of it, with a
+// compare-and-set on the row as read; when another call changed the row in between,
+// it reads again. It fails with ErrLeaseLost once the row is no longer l's.
+func (s *Store) update(ctx context.Context, op string, l store.Lease, change func(slotRead, slotrow.Row) (slotrow.Row, error)) error {
+	ctx, cancel, err := s.begin(ctx)
+	if err == nil {
+		defer cancel()
+		q := s.leaseSQL()
+		var missed *slotrow.Row // the row as read when the Update changed none
+		for {
+			ns, rows, _, rerr := s.readSlots(ctx, q.Slot, keyArg(q)(l.Namespace), l.Slot)
+			if err = rerr; err != nil {
+				break
+			}
+			if len(rows) == 0 || !rows[0].Holds(l) {
+				err = fmt.Errorf("the slot was released or acquired again: %w", store.ErrLeaseLost)
+				break
+			}
+			if missed != nil && *missed == rows[0].Row {
+				err = errUnmatched(l.Slot)
+				break
+			}
+			next, cerr := change(ns, rows[0].Row)
+			if err = cerr; err != nil || next == rows[0].Row { // an unchanged row needs no write
+				break
+			}
+			done, serr := s.swap(ctx, q, q.Update, l.Namespace, rows[0], slotRow{l.Slot, next})
+			if err = serr; err != nil || done {
+				break
+			}
+			missed = &rows[0].Row
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	return s.leaseFail(ctx, fmt.Sprintf("%s slot %d of namespace %q (fence %d) for %q", op, l.Slot, l.Namespace, l.Fence, l.OwnerKey), err)
+}
+
+// errUnmatched means a compare-and-set changed no row although the row is still as
+// it was read: the dialect's statements disagree with each other, and reading again
+// would never end.
+func errUnmatched(slot int) error {
+	return fmt.Errorf("the compare-and-set of slot %d changed no row, yet the row reads as before: the dialect's Take or Update does not match the row its reads return", slot)
+}
+
+// readSlots runs a read of LeaseSQL and returns the namespace's settings with the
+// store clock, and the slot rows; found is false when the namespace does not exist.
+func (s *Store) readSlots(ctx context.Context, query string, args ...any) (ns slotRead, slots []slotRow, found bool, err error) {
+	rows, err := s.q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return ns, nil, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			slot                                 sql.NullInt64
+			owner, incarnation, lastOwner        sql.NullString
+			fence, expires, floor, ceil, nextFlr sql.NullInt64
+		)
+		if err := rows.Scan(&ns.limit, &ns.toleranceMs, &ns.nowMs, &slot, &owner, &incarnation, &lastOwner,
+			&fence, &expires, &floor, &ceil, &nextFlr); err != nil {
+			return ns, nil, false, err
+		}
+		found = true
+		if slot.Valid {
+			slots = append(slots, slotRow{int(slot.Int64), slotrow.Row{
+				Owner: owner.String, Incarnation: incarnation.String, LastOwner: lastOwner.String, Fence: fence.Int64,
+				ExpiresMs: expires.Int64, FloorMs: floor.Int64, CeilingMs: ceil.Int64, NextFloorMs: nextFlr.Int64,
+			}})
+		}
+	}
+	return ns, slots, found, rows.Err()
+}
+
+// swap sets the slot row old of namespace to next with the compare-and-set query
+// (Take or Update) and reports whether the row was still as read.
+func (s *Store) swap(ctx context.Context, q LeaseSQL, query, namespace string, old, next slotRow) (bool, error) {
+	key := keyArg(q)
+	nullKey := func(k string) any {
+		if k == "" {
+			return nil
+		}
+		return key(k)
+	}
+	var incarnation any
+	if next.Incarnation != "" {
+		incarnation = next.Incarnation
+	}
+	return execOne(ctx, s.q, query,
+		nullKey(next.Owner), incarnation, nullKey(next.LastOwner), next.Fence,
+		next.ExpiresMs, next.FloorMs, next.CeilingMs, next.NextFloorMs,
+		key(namespace), old.slot, old.Fence, old.Incarnation, old.ExpiresMs, old.CeilingMs, old.NextFloorMs)
+}
+
+// inTx runs f in a read-committed transaction, which it commits when f succeeds and
+// rolls back otherwise.
+func (s *Store) inTx(ctx context.Context, f func(tx Querier) error) error {
+	// Read committed: MySQL's default, repeatable read, has the update of a missing
+	// key take a gap lock, and concurrent creators then deadlock on their inserts.
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return err
+	}
+	if err := f(s.q.inTx(tx)); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// movedLeases are the lease statements of a store clock moved by offsetMs.
+type movedLeases struct {
+	offsetMs int64
+	sql      LeaseSQL
+}
+
+// leaseSQL returns the lease statements, on the clock as the store's tests moved it.
+func (s *Store) leaseSQL() LeaseSQL {
+	if s.clock == nil {
+		return s.leases
+	}
+	off := s.clock.ms.Load()
+	if off == 0 {
+		return s.leases
+	}
+	if m := s.moved.Load(); m != nil && m.offsetMs == off {
+		return m.sql
+	}
+	now := "(" + s.dialect.NowMillis() + " + " + strconv.FormatInt(off, 10) + ")"
+	m := &movedLeases{offsetMs: off, sql: s.dialect.Leases(s.tables, now)}
+	s.moved.Store(m)
+	return m.sql
+}
+
+// leaseFail wraps err with what the lease operation was and the store (see failed).
+func (s *Store) leaseFail(ctx context.Context, what string, err error) error {
+	return failed(ctx, s.slotName+": "+what, err)
+}
+
+func keyArg(q LeaseSQL) func(string) any {
+	if q.KeyArg != nil {
+		return q.KeyArg
+	}
+	return func(k string) any { return k }
+}

@@ -1,0 +1,161 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// BenchmarkLease measures Store.Acquire, followed by Release so that the slot is free
+// again (op=acquire+release), and Store.Renew (op=renew), with a TTL one millisecond
+// longer each time so that every renewal writes its row, each beside its bare
+// statements (impl=bare): the same SQL, prepared once on a pool of its own that is
+// configured as the store's, run with database/sql alone. Compare them with benchstat
+// -col /impl.
+func BenchmarkLease(b *testing.B) {
+	for _, db := range benchDBs {
+		b.Run("db="+db.name, func(b *testing.B) { benchLease(b, db) })
+	}
+}
+
+func benchLease(b *testing.B, db benchDB) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, pool := db.open(b)
+	bare := newBareLeases(b, pool, st)
+	ns := "bench/" + rand.Text()[:8]
+	req := store.LeaseRequest{Namespace: ns + "/store", OwnerKey: "bench", Limit: 1, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
+	bareReq := req
+	bareReq.Namespace = ns + "/bare"
+	for _, l := range []store.Lease{mustLease(b, st, req), mustLease(b, st, bareReq)} {
+		if err := st.Release(ctx, l, l.Floor-1); err != nil { // creates the namespaces
+			b.Fatal(err)
+		}
+	}
+	b.Run("op=acquire+release/impl=bare", func(b *testing.B) {
+		for b.Loop() {
+			bare.acquireRelease(b, ctx, bareReq.Namespace)
+		}
+	})
+	b.Run("op=acquire+release/impl=store", func(b *testing.B) {
+		for b.Loop() {
+			l, err := st.Acquire(ctx, req)
+			if err == nil {
+				err = st.Release(ctx, l, l.Floor-1)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	held := mustLease(b, st, bareReq)
+	b.Run("op=renew/impl=bare", func(b *testing.B) {
+		ttl := time.Minute
+		for b.Loop() {
+			ttl += time.Millisecond
+			bare.renew(b, ctx, bareReq.Namespace, held.Slot, ttl)
+		}
+	})
+	l := mustLease(b, st, req)
+	b.Run("op=renew/impl=store", func(b *testing.B) {
+		ttl := time.Minute
+		for b.Loop() {
+			ttl += time.Millisecond
+			var err error
+			if l, err = st.Renew(ctx, l, ttl); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func mustLease(b *testing.B, st *Store, req store.LeaseRequest) store.Lease {
+	l, err := st.Acquire(context.Background(), req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// bareLeases runs the store's lease statements with database/sql alone.
+type bareLeases struct {
+	candidates, slot, take, update *sql.Stmt
+}
+
+func newBareLeases(b *testing.B, db *sql.DB, st *Store) *bareLeases {
+	prepare := func(q string) *sql.Stmt {
+		stmt, err := db.Prepare(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return stmt
+	}
+	return &bareLeases{prepare(st.leases.Candidates), prepare(st.leases.Slot), prepare(st.leases.Take), prepare(st.leases.Update)}
+}
+
+// bareRow is a lease read: the namespace's settings, the clock and the slot row.
+type bareRow struct {
+	limit                                       int
+	toleranceMs, nowMs                          int64
+	slot                                        int
+	owner, incarnation, lastOwner               sql.NullString
+	fence, expires, floor, ceiling, nextFloorMs int64
+}
+
+func (r *bareRow) scan(s interface{ Scan(...any) error }) error {
+	return s.Scan(&r.limit, &r.toleranceMs, &r.nowMs, &r.slot, &r.owner, &r.incarnation, &r.lastOwner,
+		&r.fence, &r.expires, &r.floor, &r.ceiling, &r.nextFloorMs)
+}
+
+// set runs the compare-and-set stmt from the row r as read to the given values and
+// returns how many rows it changed.
+func (r *bareRow) set(ctx context.Context, stmt *sql.Stmt, ns string, owner, incarnation any, fence, expires, floor, ceiling, nextFloor int64) (int64, error) {
+	res, err := stmt.ExecContext(ctx, owner, incarnation, "bench", fence, expires, floor, ceiling, nextFloor,
+		ns, r.slot, r.fence, r.incarnation.String, r.expires, r.ceiling, r.nextFloorMs)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (bl *bareLeases) acquireRelease(b *testing.B, ctx context.Context, ns string) {
+	var r bareRow
+	rows, err := bl.candidates.QueryContext(ctx, ns, "bench", -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows.Next()
+	err = r.scan(rows)
+	rows.Close()
+	var taken, released int64
+	if err == nil {
+		expires := r.nowMs + time.Minute.Milliseconds()
+		taken, err = r.set(ctx, bl.take, ns, "bench", store.NewIncarnation(), r.fence+1, expires, r.nextFloorMs, expires+r.toleranceMs, r.nextFloorMs)
+	}
+	if err == nil {
+		err = r.scan(bl.slot.QueryRowContext(ctx, ns, r.slot))
+	}
+	if err == nil {
+		released, err = r.set(ctx, bl.update, ns, nil, nil, r.fence, r.expires, r.floor, r.ceiling, r.floor)
+	}
+	if err != nil || taken != 1 || released != 1 {
+		b.Fatalf("bare acquire and release changed %d and %d rows: %v", taken, released, err)
+	}
+}
+
+func (bl *bareLeases) renew(b *testing.B, ctx context.Context, ns string, slot int, ttl time.Duration) {
+	var r bareRow
+	var renewed int64
+	err := r.scan(bl.slot.QueryRowContext(ctx, ns, slot))
+	if err == nil {
+		expires := r.nowMs + ttl.Milliseconds()
+		renewed, err = r.set(ctx, bl.update, ns, r.owner.String, r.incarnation.String, r.fence, expires, r.floor, max(r.ceiling, expires+r.toleranceMs), r.nextFloorMs)
+	}
+	if err != nil || renewed != 1 {
+		b.Fatalf("bare renew changed %d rows: %v", renewed, err)
+	}
+}

@@ -33,7 +33,7 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	examples["cosid.yaml"] = string(data)
-	if len(examples) < 5 {
+	if len(examples) < 6 {
 		t.Fatalf("found %d examples; the docs lost theirs?", len(examples))
 	}
 	for name, text := range examples {

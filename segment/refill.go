@@ -237,14 +237,14 @@ func (g *Generator) takeSpareLocked(need int64, now time.Time) *span {
 	return sp
 }
 
-// installLocked makes sp the range in use, with its first need ids taken.
+// installLocked makes sp the range in use, with its first need ids taken. Every
+// field that Next reads without the lock is set before sp is published.
 func (g *Generator) installLocked(sp *span, need int64, now time.Time) {
 	g.meter.retired += g.cur.Load().close()
 	sp.used.Store(need)
 	sp.prefetchAt = g.p.prefetchAt(sp.size, g.meter.est)
-	g.cur.Store(sp)
-	if sp.prefetchAt >= 0 && sp.prefetchAt <= need {
-		g.startPrefetchLocked(now) // due already: the hot path would not see the point
+	due := sp.prefetchAt >= 0 && sp.prefetchAt <= need // the hot path would not see the point
+	if due {
 		sp.prefetchAt = -1
 	}
 	switch {
@@ -254,6 +254,10 @@ func (g *Generator) installLocked(sp *span, need int64, now time.Time) {
 		sp.fast.Store(sp.size)
 	default:
 		sp.fast.Store(sp.prefetchAt)
+	}
+	g.cur.Store(sp)
+	if due {
+		g.startPrefetchLocked(now) // after the Store: the rate it measures counts sp's ids
 	}
 }
 

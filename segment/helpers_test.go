@@ -29,6 +29,8 @@ type testStore struct {
 	backwards *store.Range  // the next Reserve returns this range instead
 	started   chan struct{} // when set, gets a value as each Reserve starts
 	canceled  []context.Context
+	sealFail  []error     // the next Seals fail with these, in turn
+	seals     []time.Time // when each Seal was called
 }
 
 type call struct {
@@ -90,8 +92,21 @@ func (s *testStore) Reserve(ctx context.Context, key string, size, offset int64)
 	return s.inner.Reserve(ctx, key, size, offset)
 }
 
-func (s *testStore) Seal(ctx context.Context, key string) error { return s.inner.Seal(ctx, key) }
-func (s *testStore) Close() error                               { return s.inner.Close() }
+func (s *testStore) Seal(ctx context.Context, key string) error {
+	s.mu.Lock()
+	s.seals = append(s.seals, time.Now())
+	var err error
+	if len(s.sealFail) > 0 {
+		err, s.sealFail = s.sealFail[0], s.sealFail[1:]
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.inner.Seal(ctx, key)
+}
+
+func (s *testStore) Close() error { return s.inner.Close() }
 
 func (s *testStore) set(f func(s *testStore)) {
 	s.mu.Lock()

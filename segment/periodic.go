@@ -245,6 +245,7 @@ const (
 )
 
 // seal seals a past period's key, retrying with backoff until it works or p closes.
+// A store that cannot seal, or refuses the key, gets no retry: none could succeed.
 func (p *Periodic) seal(key string, attempt int) {
 	p.mu.Lock()
 	if p.closed {
@@ -264,6 +265,8 @@ func (p *Periodic) seal(key string, attempt int) {
 		p.o.logger.Info("segment: sealed a past period", "key", full)
 	case errors.Is(err, errors.ErrUnsupported):
 		p.o.logger.Warn("segment: the store cannot seal past periods", "key", full, "err", err)
+	case errors.Is(err, store.ErrInvalidArgument):
+		p.o.logger.Error("segment: the store refused to seal a past period; not retried", "key", full, "err", err)
 	default:
 		wait := min(sealBackoff<<min(attempt, 6), sealBackoffMax)
 		p.o.logger.Warn("segment: sealing a past period failed", "key", full, "err", err, "retry_in", wait)

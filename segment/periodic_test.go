@@ -2,6 +2,8 @@ package segment_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -199,6 +201,47 @@ func TestPeriodic_SealAfter_RestartSealsMissedPeriod(t *testing.T) {
 		elapse(2 * time.Minute)
 		check(true)
 	})
+}
+
+func TestPeriodic_SealAfter_RetriesOnlyWhatARetryCanMend(t *testing.T) {
+	transient := errors.New("connection reset")
+	tests := []struct {
+		name       string
+		fail       []error
+		wantSeals  int
+		wantSealed bool
+	}{
+		{"transient failures are retried with backoff", []error{transient, transient}, 3, true},
+		{"a refused key is not retried", []error{fmt.Errorf("%w: key too long", store.ErrInvalidArgument)}, 1, false},
+		{"a store that cannot seal is not retried", []error{errors.ErrUnsupported}, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				st := newTestStore()
+				st.set(func(s *testStore) { s.sealFail = tt.fail })
+				elapse(24*time.Hour + 30*time.Minute) // start on 2000-01-02 00:30: 2000-01-01 is sealed at 01:00
+				pp := segment.PeriodicPolicy{Prewarm: time.Minute, SealAfter: time.Hour}
+				newPeriodic(t, st, segment.YearMonthDay, time.UTC, segment.DefaultBatchPolicy(), pp)
+				elapse(2 * time.Hour)
+				st.mu.Lock()
+				seals := slices.Clone(st.seals)
+				st.mu.Unlock()
+				if len(seals) != tt.wantSeals {
+					t.Fatalf("Seal called %d times at %v, want %d", len(seals), seals, tt.wantSeals)
+				}
+				for i := 1; i < len(seals); i++ { // 1 s, then 2 s
+					if got, want := seals[i].Sub(seals[i-1]), time.Second<<(i-1); got != want {
+						t.Errorf("retry %d came %v after the one before, want %v", i, got, want)
+					}
+				}
+				_, err := st.inner.Reserve(t.Context(), "app/bill/20000101", 1, 1)
+				if sealed := errors.Is(err, store.ErrSealed); sealed != tt.wantSealed {
+					t.Errorf("sealed = %v, want %v (%v)", sealed, tt.wantSealed, err)
+				}
+			})
+		})
+	}
 }
 
 func TestPeriodic_ZoneIsExplicit(t *testing.T) {

@@ -4,9 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -15,7 +22,10 @@ import (
 // longer each time so that every renewal writes its row, each beside its bare
 // statements (impl=bare): the same SQL, prepared once on a pool of its own that is
 // configured as the store's, run with database/sql alone. Compare them with benchstat
-// -col /impl.
+// -col /impl. Acquire and Release run on a namespace of one slot and, beside it, on
+// one of largeSlots, where an owner key that had a slot before (owner=same) and one
+// that had none (owner=new) take different paths of the read of candidates; compare
+// them with benchstat -col /slots.
 func BenchmarkLease(b *testing.B) {
 	for _, db := range benchDBs {
 		b.Run("db="+db.name, func(b *testing.B) { benchLease(b, db) })
@@ -36,20 +46,27 @@ func benchLease(b *testing.B, db benchDB) {
 			b.Fatal(err)
 		}
 	}
-	b.Run("op=acquire+release/impl=bare", func(b *testing.B) {
+	b.Run("op=acquire+release/slots=1/impl=bare", func(b *testing.B) {
 		for b.Loop() {
 			bare.acquireRelease(b, ctx, bareReq.Namespace)
 		}
 	})
-	b.Run("op=acquire+release/impl=store", func(b *testing.B) {
+	b.Run("op=acquire+release/slots=1/impl=store", func(b *testing.B) {
 		for b.Loop() {
-			l, err := st.Acquire(ctx, req)
-			if err == nil {
-				err = st.Release(ctx, l, l.Floor-1)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
+			acquireRelease(b, ctx, st, req)
+		}
+	})
+	b.Run(fmt.Sprintf("op=acquire+release/slots=%d/owner=same/impl=store", largeSlots), func(b *testing.B) {
+		st, req := largeNamespace(b, db)
+		for b.Loop() {
+			acquireRelease(b, ctx, st, req)
+		}
+	})
+	b.Run(fmt.Sprintf("op=acquire+release/slots=%d/owner=new/impl=store", largeSlots), func(b *testing.B) {
+		st, req := largeNamespace(b, db)
+		for i := 0; b.Loop(); i++ {
+			req.OwnerKey = fmt.Sprint("bench-new-", i)
+			acquireRelease(b, ctx, st, req)
 		}
 	})
 	held := mustLease(b, st, bareReq)
@@ -71,6 +88,67 @@ func benchLease(b *testing.B, db benchDB) {
 			}
 		}
 	})
+}
+
+func acquireRelease(b *testing.B, ctx context.Context, st *Store, req store.LeaseRequest) {
+	l, err := st.Acquire(ctx, req)
+	if err == nil {
+		err = st.Release(ctx, l, l.Floor-1)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// largeSlots is the limit of the large namespace of BenchmarkLease: a quarter of
+// store.MaxSlots, enough that a read visiting every row of the namespace shows.
+const largeSlots = 1 << 20
+
+// largeStores are the stores of the large namespace, by database, kept for every
+// -count of the run: the first use of the namespace writes all its rows, which takes
+// seconds.
+var largeStores sync.Map
+
+// largeNamespace returns a store whose tables hold a namespace of largeSlots slots,
+// and a request for it; b.Loop does not time the call. The process's first call drops the tables of an earlier run,
+// so that they have the schema of the code under test, and leaves its own behind:
+// they are the bench_large_* tables of the server's database, or a file in the
+// temporary directory for SQLite.
+func largeNamespace(b *testing.B, db benchDB) (*Store, store.LeaseRequest) {
+	req := store.LeaseRequest{Namespace: "bench/large", OwnerKey: "bench", Limit: largeSlots, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
+	if st, ok := largeStores.Load(db.name); ok {
+		return st.(*Store), req
+	}
+	tables := Tables{Range: "bench_large_range", Slot: "bench_large_slot", Namespace: "bench_large_namespace"}
+	dsn := filepath.Join(os.TempDir(), "cosid-bench-large.db")
+	if db.env != "" {
+		dsn = testenv.Server(b, db.env)
+		pool, err := sql.Open(db.driver, dsn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range []string{tables.Range, tables.Slot, tables.Namespace} {
+			if _, err := pool.Exec("drop table if exists " + t); err != nil {
+				b.Fatal(err)
+			}
+		}
+		pool.Close()
+	} else {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Remove(dsn + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				b.Fatal(err)
+			}
+		}
+	}
+	st, err := Open(db.driver, dsn, 10*time.Minute, WithInitSchema(true), WithLogger(nil), WithTables(tables))
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	acquireRelease(b, context.Background(), st, req)
+	b.Logf("%s: the first use of a namespace of %d slots took %v", db.name, largeSlots, time.Since(start).Round(time.Millisecond))
+	largeStores.Store(db.name, st)
+	return st, req
 }
 
 func mustLease(b *testing.B, st *Store, req store.LeaseRequest) store.Lease {

@@ -50,24 +50,35 @@ func TestDialectSQL_Golden(t *testing.T) {
 	}
 }
 
-// writeStrings writes the string fields of the struct v, each under its name.
+// writeStrings writes the string fields of the struct v, and its slices that are not
+// nil, each under its name.
 func writeStrings(b *strings.Builder, prefix string, v any) {
 	r := reflect.ValueOf(v)
 	for i := range r.NumField() {
-		if f := r.Field(i); f.Kind() == reflect.String {
+		switch f := r.Field(i); {
+		case f.Kind() == reflect.String:
 			fmt.Fprintf(b, "-- %s%s\n%s\n", prefix, r.Type().Field(i).Name, f.String())
+		case f.Kind() == reflect.Slice && !f.IsNil():
+			items := make([]string, f.Len())
+			for j := range items {
+				items[j] = fmt.Sprint(f.Index(j).Interface())
+			}
+			fmt.Fprintf(b, "-- %s%s\n%s\n", prefix, r.Type().Field(i).Name, strings.Join(items, ", "))
 		}
 	}
 }
 
 // TestLeaseSQL_TakesItsArguments checks that every lease statement of every built-in
 // dialect uses exactly the arguments the store passes: with numbered placeholders the
-// highest is the last argument, and with plain ? there is one per argument.
+// highest is the last argument, and with plain ? there is one per argument, which
+// for Candidates are those of CandidatesArgs when it lists them.
 func TestLeaseSQL_TakesItsArguments(t *testing.T) {
 	args := map[string]int{"Candidates": 3, "Slot": 2, "Take": 15, "Update": 15, "CreateNamespace": 3, "CreateSlots": 2}
 	numbered := regexp.MustCompile(`(?:\$|\?|@p)(\d+)`)
 	for _, d := range builtins {
-		l := reflect.ValueOf(d.Leases(DefaultTables().quote(d), d.NowMillis()))
+		leases := d.Leases(DefaultTables().quote(d), d.NowMillis())
+		args["Candidates"] = len(candidateArgs(leases, "ns", "owner", -1))
+		l := reflect.ValueOf(leases)
 		for i := range l.NumField() {
 			name, f := l.Type().Field(i).Name, l.Field(i)
 			if f.Kind() != reflect.String {

@@ -71,3 +71,29 @@ func FuzzCheckTableName(f *testing.F) {
 		}
 	})
 }
+
+// TestIndexName_UniquePerTableWithinTheLimit checks that the index names of the
+// schema scripts follow their table's name, without its schema, and that long table
+// names, which a database would cut to the same name, get distinct names within the
+// limit.
+func TestIndexName_UniquePerTableWithinTheLimit(t *testing.T) {
+	long := strings.Repeat("t", maxIdentLen-1)
+	tests := []struct {
+		table, want string
+	}{
+		{`"cosid_slot"`, `"cosid_slot_last_owner"`},
+		{`"ids"."Slot"`, `"Slot_last_owner"`},
+		{"`app`.`slot`", "`slot_last_owner`"},
+		{`[` + long + `a]`, `[` + long[:maxIdentLen-9] + `_68684459]`},
+		{`"ids"."` + long + `b"`, `"` + long[:maxIdentLen-9] + `_829c9712"`},
+	}
+	for _, tc := range tests {
+		got := indexName(tc.table, "last_owner")
+		if got != tc.want {
+			t.Errorf("indexName(%s) = %s, want %s", tc.table, got, tc.want)
+		}
+		if n := len(got) - 2; n > maxIdentLen {
+			t.Errorf("indexName(%s) is %d bytes, over the limit of %d", tc.table, n, maxIdentLen)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest)
 	created := false
 	missed := map[int]slotrow.Row{} // the rows as read when a Take changed none
 	for {
-		ns, free, found, err := s.readSlots(ctx, q.Candidates, key(req.Namespace), key(req.OwnerKey), req.Preferred)
+		ns, free, found, err := s.readSlots(ctx, q.Candidates, candidateArgs(q, key(req.Namespace), key(req.OwnerKey), req.Preferred)...)
 		switch {
 		case err != nil:
 			return store.Lease{}, err

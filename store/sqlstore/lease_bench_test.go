@@ -162,6 +162,7 @@ func mustLease(b *testing.B, st *Store, req store.LeaseRequest) store.Lease {
 // bareLeases runs the store's lease statements with database/sql alone.
 type bareLeases struct {
 	candidates, slot, take, update *sql.Stmt
+	sql                            LeaseSQL
 }
 
 func newBareLeases(b *testing.B, db *sql.DB, st *Store) *bareLeases {
@@ -172,7 +173,7 @@ func newBareLeases(b *testing.B, db *sql.DB, st *Store) *bareLeases {
 		}
 		return stmt
 	}
-	return &bareLeases{prepare(st.leases.Candidates), prepare(st.leases.Slot), prepare(st.leases.Take), prepare(st.leases.Update)}
+	return &bareLeases{prepare(st.leases.Candidates), prepare(st.leases.Slot), prepare(st.leases.Take), prepare(st.leases.Update), st.leases}
 }
 
 // bareRow is a lease read: the namespace's settings, the clock and the slot row.
@@ -202,7 +203,7 @@ func (r *bareRow) set(ctx context.Context, stmt *sql.Stmt, ns string, owner, inc
 
 func (bl *bareLeases) acquireRelease(b *testing.B, ctx context.Context, ns string) {
 	var r bareRow
-	rows, err := bl.candidates.QueryContext(ctx, ns, "bench", -1)
+	rows, err := bl.candidates.QueryContext(ctx, candidateArgs(bl.sql, ns, "bench", -1)...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -62,8 +62,14 @@ func (mysqlDialect) NowMillis() string {
 // too (max_recursive_iterations), and a namespace may have 2^22 slots, 22 doublings.
 func (mysqlDialect) Leases(t Tables, now string) LeaseSQL {
 	l := sharedLeases(t, now, leaseFlavour{
-		param: func(int, string) string { return "?" },
-		limit: limitClause,
+		param:      func(int, string) string { return "?" },
+		positional: true,
+		limit:      limitClause,
+		// MariaDB has no lateral join: the parts of Candidates read the clock
+		// again, the statement's start, and take the arguments themselves
+		// (CandidatesArgs); with arguments read from a derived table, MariaDB
+		// sorts all the namespace's rows instead of using the indexes.
+		join: leftJoin(""),
 	})
 	l.CreateNamespace = "insert ignore into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values (?, ?, ?)"
 	l.CreateSlots = "insert ignore into " + t.Slot + " (namespace, slot) select ?, k.slot from (" +

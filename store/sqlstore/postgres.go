@@ -47,8 +47,10 @@ func (postgresDialect) NowMillis() string {
 
 func (postgresDialect) Leases(t Tables, now string) LeaseSQL {
 	l := sharedLeases(t, now, leaseFlavour{
-		param: func(n int, typ string) string { return "$" + strconv.Itoa(n) + "::" + typ },
-		limit: limitClause,
+		param:   func(n int, typ string) string { return "$" + strconv.Itoa(n) + "::" + typ },
+		limit:   limitClause,
+		join:    leftJoin("lateral "),
+		lateral: true,
 	})
 	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values ($1::varchar, $2::integer, $3::bigint)" +
 		" on conflict (namespace) do nothing"

@@ -46,6 +46,7 @@ func (sqliteDialect) Leases(t Tables, now string) LeaseSQL {
 	l := sharedLeases(t, now, leaseFlavour{
 		param: func(n int, _ string) string { return "?" + strconv.Itoa(n) },
 		limit: limitClause,
+		join:  leftJoin(""), // no lateral join; 'now' is the same throughout a statement
 	})
 	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values (?1, ?2, ?3)" +
 		" on conflict (namespace) do nothing"

@@ -55,6 +55,10 @@ func (sqlserverDialect) Leases(t Tables, now string) LeaseSQL {
 	l := sharedLeases(t, now, leaseFlavour{
 		param: func(n int, _ string) string { return "@p" + strconv.Itoa(n) },
 		top:   "top (" + strconv.Itoa(candidateRows) + ") ",
+		join: func(parts string) string {
+			return " outer apply (select * from (" + parts + ") u where u.slot < n.slot_limit) s"
+		},
+		lateral: true,
 	})
 	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) select @p1, @p2, @p3" +
 		" where not exists (select 1 from " + t.Namespace + " with (updlock, holdlock) where namespace = @p1)"

@@ -17,7 +17,10 @@ create table if not exists {{.Slot}} (
     floor_ms       bigint         not null default 0,
     ceiling_ms     bigint         not null default 0,
     next_floor_ms  bigint         not null default 0,
-    primary key (namespace, slot)
+    primary key (namespace, slot),
+    -- Acquire looks up the free slots an owner key had before (L5) in this index,
+    -- and takes them in slot order.
+    key last_owner (namespace, last_owner_key, slot)
 );
 create table if not exists {{.Namespace}} (
     namespace    varbinary(100) not null primary key,

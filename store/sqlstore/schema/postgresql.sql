@@ -17,6 +17,9 @@ create table if not exists {{.Slot}} (
     next_floor_ms  bigint       not null default 0,
     primary key (namespace, slot)
 );
+-- Acquire looks up the free slots an owner key had before (L5) in this index, and
+-- takes them in slot order.
+create index if not exists {{indexName .Slot "last_owner"}} on {{.Slot}} (namespace, last_owner_key, slot);
 create table if not exists {{.Namespace}} (
     namespace    varchar(100) not null primary key,
     slot_limit   integer      not null,

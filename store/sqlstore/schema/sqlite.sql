@@ -17,6 +17,9 @@ create table if not exists {{.Slot}} (
     next_floor_ms  integer not null default 0,
     primary key (namespace, slot)
 );
+-- Acquire looks up the free slots an owner key had before (L5) in this index, and
+-- takes them in slot order. SQLite names the schema on the index, not on the table.
+create index if not exists {{schema .Slot}}{{indexName .Slot "last_owner"}} on {{table .Slot}} (namespace, last_owner_key, slot);
 create table if not exists {{.Namespace}} (
     namespace    text    not null primary key,
     slot_limit   integer not null,

@@ -18,7 +18,10 @@ create table {{.Slot}} (
     floor_ms       bigint         not null default 0,
     ceiling_ms     bigint         not null default 0,
     next_floor_ms  bigint         not null default 0,
-    primary key (namespace, slot)
+    primary key (namespace, slot),
+    -- Acquire looks up the free slots an owner key had before (L5) in this index,
+    -- and takes them in slot order.
+    index last_owner nonclustered (namespace, last_owner_key, slot)
 );
 if object_id(N'{{.Namespace}}', N'U') is null
 create table {{.Namespace}} (

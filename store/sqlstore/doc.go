@@ -62,11 +62,19 @@
 // zero rows changed means another instance came first, and the store moves on to the
 // next candidate or reads again. A new owner takes two round trips.
 //
-// To find the slot an owner key had before, Acquire reads all the free rows of the
-// namespace, which no index serves: about a millisecond for the 1,024 slots of the
-// default snowflake layout. A namespace of store.MaxSlots slots takes seconds per
-// Acquire, and tens of seconds for its first use, which creates every row; a store
-// serving one needs a timeout to match.
+// The read of Acquire costs what it returns, not the size of the namespace: it is a
+// union of three lookups that each stop after 16 rows, the free slots the owner key
+// had before (in the slot table's index on namespace, last_owner_key, slot), the
+// preferred slot and the lowest free slots (both in the primary key). Measured on
+// PostgreSQL 15, MariaDB 10.11 and SQLite, an Acquire and a Release take 1 to 3 ms
+// on a namespace of 2^20 slots, about as long as on a namespace of one slot. The
+// walk for the lowest free slots passes the held slots below them, so a namespace
+// whose low slots are nearly all held reads those rows. The first use of a
+// namespace creates every row: 2 s (SQLite), 7 s (PostgreSQL) and 25 s (MariaDB) for
+// 2^20 slots, about four times that for store.MaxSlots; a store serving one needs a
+// timeout to match. Tables created without the index still serve, but read the owner
+// key's slots from all the namespace's rows: create the index as Schema's script
+// does.
 //
 // The tables, by default cosid_range, cosid_slot and cosid_namespace, are created by
 // the script of Schema, one per dialect, which a DBA can run instead of initSchema.

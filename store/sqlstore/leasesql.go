@@ -170,12 +170,13 @@ func sharedLeases(t Tables, now string, f leaseFlavour) LeaseSQL {
 }
 
 // candidatesSQL returns Candidates, which reads the clock c and the namespace n from
-// from, and for positional placeholders its arguments. It is the union of three parts, each an index lookup that stops at candidateRows
-// rows whatever the size of the namespace: the free slots whose last_owner_key is the
-// owner key (the index on namespace, last_owner_key, slot), the preferred slot if it
-// is free and not among them (the primary key), and the lowest free slots among
-// neither (a walk of the primary key). The order of the parts and of the slots in
-// them is the order of the candidates.
+// from, and for positional placeholders its arguments. It is the union of three
+// parts, each an index lookup that stops at candidateRows rows whatever the size of
+// the namespace: the free slots whose last_owner_key is the owner key (the index on
+// namespace, last_owner_key, slot), the preferred slot if it is free and not among
+// them (the primary key), and the lowest free slots among neither (a walk of the
+// primary key). The order of the parts and of the slots in them is the order of the
+// candidates.
 func candidatesSQL(t Tables, now, from string, f leaseFlavour) (string, []CandidateArg) {
 	var order []CandidateArg
 	arg := func(a CandidateArg) string { // called in the order the placeholders appear

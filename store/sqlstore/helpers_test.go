@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,11 @@ import (
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
-const testTimeout = 5 * time.Second
+// testTimeout is the timeout of the tests' stores. It is generous because no test of
+// the kit checks it: 32 goroutines queue for SQLite's one writer, and on a loaded
+// machine, with every fsync slow, the last of them waits seconds. The tests of the
+// timeout itself open stores of their own with short ones.
+const testTimeout = 20 * time.Second
 
 // backend is a live database the tests run against.
 type backend struct {
@@ -56,7 +61,7 @@ func openStore(t testing.TB, b backend, dsn string, opts ...sqlstore.Option) *sq
 func openDB(t testing.TB, b backend, dsn string) *sql.DB {
 	t.Helper()
 	if b.driver == "sqlite" {
-		dsn += "?_pragma=busy_timeout(5000)"
+		dsn += "?_pragma=busy_timeout(" + strconv.Itoa(int(testTimeout.Milliseconds())) + ")"
 	}
 	db, err := sql.Open(b.driver, dsn)
 	if err != nil {

@@ -1,7 +1,9 @@
 package segment_test
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,13 +30,33 @@ func BenchmarkAtomicAdd(b *testing.B) {
 
 func BenchmarkAtomicAddParallel(b *testing.B) {
 	var c paddedCounter
-	b.RunParallel(func(pb *testing.PB) {
+	parallel(b, func(n int) int64 {
 		var v int64
-		for pb.Next() {
+		for range n {
 			v = c.n.Add(1)
 		}
-		atomic.AddInt64(&sink, v)
+		return v
 	})
+}
+
+// parallel runs body on GOMAXPROCS goroutines, b.N calls in all, each goroutine
+// counting its share in a local. It does not use b.RunParallel: testing.PB writes a
+// counter of its own on every call, and when the allocator puts two goroutines' PBs
+// on one cache line, as it does in some runs, the run is several times slower
+// whatever the body does.
+func parallel(b *testing.B, body func(n int) int64) {
+	b.ReportAllocs()
+	procs := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for i := range procs {
+		n := b.N / procs
+		if i < b.N%procs {
+			n++
+		}
+		wg.Go(func() { atomic.AddInt64(&sink, body(n)) })
+	}
+	wg.Wait()
 }
 
 func benchGenerator(b *testing.B) *segment.Generator {
@@ -60,17 +82,16 @@ func BenchmarkNext(b *testing.B) {
 
 func BenchmarkNextParallel(b *testing.B) {
 	g := benchGenerator(b)
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
+	parallel(b, func(n int) int64 {
 		var v int64
-		for pb.Next() {
+		for range n {
 			var err error
 			if v, err = g.Next(); err != nil {
 				b.Error(err)
-				return
+				return 0
 			}
 		}
-		atomic.AddInt64(&sink, v)
+		return v
 	})
 }
 

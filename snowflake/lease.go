@@ -92,7 +92,7 @@ func (g *Generator) awaitFloor(ctx context.Context, floor int64, tolerance time.
 	ahead := g.timeOf(floor).Sub(now)
 	if limit := 2*tolerance + g.o.broken; ahead > limit {
 		return fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reads %v, %v behind the slot's floor %v, more than twice the tolerance and %v",
-			g.slot, g.namespace, ErrClockBackwards, now, ahead, g.timeOf(floor), g.o.broken)
+			g.slot, g.namespace, ErrClockBackwards, now.UTC(), ahead, g.timeOf(floor), g.o.broken)
 	}
 	for ahead > 0 {
 		renewAt := g.ref.Load().sent.Add(g.renewEvery)

@@ -167,9 +167,9 @@ func newGenerator(machine int, l Layout, opts []Option) (*Generator, error) {
 	now, tick := g.clock()
 	switch {
 	case tick < 0:
-		return nil, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now, l.Epoch)
+		return nil, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now.UTC(), l.Epoch)
 	case tick > g.maxTick:
-		return nil, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now, g.timeOf(g.maxTick), store.ErrExhausted)
+		return nil, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now.UTC(), g.timeOf(g.maxTick), store.ErrExhausted)
 	}
 	return g, nil
 }
@@ -229,11 +229,11 @@ func (g *Generator) next() (int64, error) {
 			}
 			if tick > g.ceil.Load() {
 				g.halt(fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reached %v, past the lease's ceiling %v, before a renewal",
-					g.slot, g.namespace, ErrLeaseLost, now, g.timeOf(g.ceil.Load())), true)
+					g.slot, g.namespace, ErrLeaseLost, now.UTC(), g.timeOf(g.ceil.Load())), true)
 				continue
 			}
 			if tick > g.maxTick {
-				return 0, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now, g.timeOf(g.maxTick), store.ErrExhausted)
+				return 0, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now.UTC(), g.timeOf(g.maxTick), store.ErrExhausted)
 			}
 			if n := tick << g.seqBits; g.state.CompareAndSwap(v, n) {
 				return g.compose(n), nil
@@ -245,11 +245,11 @@ func (g *Generator) next() (int64, error) {
 		case tick == last:
 			g.waitFor(last+1, now)
 		case tick < 0:
-			return 0, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now, g.layout.Epoch)
+			return 0, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now.UTC(), g.layout.Epoch)
 		default:
 			if behind := g.timeOf(last).Sub(now); behind > g.o.broken {
 				return 0, fmt.Errorf("snowflake: %w: the clock reads %v, %v behind the last id's time %v, over the %v that Next waits",
-					ErrClockBackwards, now, behind, g.timeOf(last), g.o.broken)
+					ErrClockBackwards, now.UTC(), behind, g.timeOf(last), g.o.broken)
 			}
 			g.waitFor(last, now)
 		}

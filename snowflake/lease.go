@@ -14,9 +14,13 @@ import (
 // generator whose machine is that slot. It refuses a clock that is off the store's
 // by more than the tolerance (ErrClockSkew), and waits, under ctx, until the clock
 // reaches the lease's Floor: at most about twice the tolerance, since no owner
-// stamps further ahead of the store's time than the tolerance. The lease is renewed
-// in the background every third of its TTL, and during a long wait for the Floor;
-// Close releases it. The store is not closed with the generator.
+// stamps further ahead of the store's time than the tolerance. A slot whose Floor
+// lies further ahead than New waits (twice the tolerance and the broken threshold
+// of WithClockBackwards), as one left by an owner of an older version could, New
+// skips for another free one, up to eight; with none free it fails with an error
+// wrapping ErrClockBackwards. The lease is renewed in the background every third of
+// its TTL, and during a long wait for the Floor; Close releases it. The store is not
+// closed with the generator.
 func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Option) (*Generator, error) {
 	if leases == nil {
 		return nil, fmt.Errorf("snowflake: %w: nil SlotLeaseStore", store.ErrInvalidArgument)
@@ -34,14 +38,28 @@ func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Opt
 	if err != nil {
 		return nil, acquireError(req, err)
 	}
-	if err := g.useLease(ctx, leases, req, lease, sent); err != nil {
-		rctx, cancel := context.WithTimeout(context.Background(), g.renewEvery)
-		defer cancel()
-		held := *g.lease.Load()
-		if rerr := leases.Release(rctx, held, held.Floor-1); rerr != nil {
-			err = fmt.Errorf("%w (and its release failed: %w)", err, rerr)
+	var skipped []store.Lease // held until New ends, so that the store offers other slots
+	defer func() { g.releaseUnused(leases, skipped, nil) }()
+	for {
+		err := g.useLease(ctx, leases, req, lease, sent)
+		if err == nil {
+			break
 		}
-		return nil, err
+		held := *g.lease.Load()
+		if _, far := errors.AsType[floorAheadError](err); !far || len(skipped) == maxSkips {
+			return nil, g.releaseUnused(leases, []store.Lease{held}, err)
+		}
+		g.o.logger.Warn("snowflake: skipping a slot whose floor lies too far ahead", "namespace", held.Namespace, "slot", held.Slot, "error", err)
+		skipped = append(skipped, held)
+		sent = time.Now()
+		next, aerr := leases.Acquire(ctx, req)
+		switch {
+		case errors.Is(aerr, store.ErrNoFreeSlot):
+			return nil, err // the slot's floor is the trouble, not the namespace
+		case aerr != nil:
+			return nil, acquireError(req, aerr)
+		}
+		lease = next
 	}
 	lease = *g.lease.Load()
 	g.o.logger.Info("snowflake: slot acquired", "namespace", lease.Namespace, "owner", lease.OwnerKey,
@@ -49,6 +67,34 @@ func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Opt
 	g.o.observer.LeaseAcquired(lease)
 	g.start()
 	return g, nil
+}
+
+// maxSkips is how many slots whose floors lie too far ahead New skips.
+const maxSkips = 8
+
+// floorAheadError is the error of a slot whose floor lies further ahead of the
+// clock than New waits; New then asks for another slot.
+type floorAheadError struct{ error }
+
+func (e floorAheadError) Unwrap() error { return e.error }
+
+// releaseUnused releases leases New took and will not use, as having stamped
+// nothing, and returns err with the errors of the releases.
+func (g *Generator) releaseUnused(leases store.SlotLeaseStore, held []store.Lease, err error) error {
+	if len(held) == 0 {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.renewEvery)
+	defer cancel()
+	for _, l := range held {
+		if rerr := leases.Release(ctx, l, l.Floor-1); rerr != nil {
+			g.o.logger.Warn("snowflake: releasing an unused slot failed", "namespace", l.Namespace, "slot", l.Slot, "error", rerr)
+			if err != nil {
+				err = fmt.Errorf("%w (and its release failed: %w)", err, rerr)
+			}
+		}
+	}
+	return err
 }
 
 // acquireError wraps the error of an Acquire, saying what New asked for unless the
@@ -91,8 +137,8 @@ func (g *Generator) awaitFloor(ctx context.Context, floor int64, tolerance time.
 	now, _ := g.clock()
 	ahead := g.timeOf(floor).Sub(now)
 	if limit := 2*tolerance + g.o.broken; ahead > limit {
-		return fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reads %v, %v behind the slot's floor %v, more than twice the tolerance and %v",
-			g.slot, g.namespace, ErrClockBackwards, now.UTC(), ahead, g.timeOf(floor), g.o.broken)
+		return floorAheadError{fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reads %v, %v behind the slot's floor %v, more than twice the tolerance and %v",
+			g.slot, g.namespace, ErrClockBackwards, now.UTC(), ahead, g.timeOf(floor), g.o.broken)}
 	}
 	for ahead > 0 {
 		renewAt := g.ref.Load().sent.Add(g.renewEvery)

@@ -305,3 +305,57 @@ func TestNew_StoreErrorsAreNotConfigurationErrors(t *testing.T) {
 		})
 	}
 }
+
+// leaveFloors leaves the lowest n slots of a namespace of limit slots with their
+// floors at used, as owners of an older version with clocks ahead could.
+func leaveFloors(t *testing.T, st store.SlotLeaseStore, n, limit int, used int64) {
+	t.Helper()
+	var held []store.Lease
+	for i := range n {
+		held = append(held, mustAcquire(t, st, rival(fmt.Sprint("x", i), limit)))
+	}
+	for _, l := range held {
+		if err := st.Release(t.Context(), l, used); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestNew_SkipsSlotsWhoseFloorIsTooFarAhead leaves two slots with floors 10s ahead:
+// New takes the next free slot without waiting, and frees the two it skipped,
+// their floors kept.
+func TestNew_SkipsSlotsWhoseFloorIsTooFarAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := memstore.New()
+		used := time.Now().Add(10 * time.Second).UnixMilli()
+		leaveFloors(t, st, 2, 4, used)
+		g, waited, err := startTimed(t, st, "b", skewed(0), snowflake.WithLimit(4))
+		if err != nil {
+			t.Fatalf("New with two slots of four far ahead: %v", err)
+		}
+		if g.Machine() != 2 || waited != 0 {
+			t.Errorf("New took slot %d after %v, want slot 2 at once", g.Machine(), waited)
+		}
+		for _, owner := range []string{"y0", "y1"} {
+			if l := mustAcquire(t, st, rival(owner, 4)); l.Slot > 1 || l.Floor <= used {
+				t.Errorf("%s got slot %d with floor %d, want a skipped slot, 0 or 1, with its floor above %d", owner, l.Slot, l.Floor, used)
+			}
+		}
+	})
+}
+
+// TestNew_SkipsAtMostEightSlots leaves ten slots of sixteen with floors 10s ahead:
+// New gives up after eight, with the floor's error, and frees every slot it took.
+func TestNew_SkipsAtMostEightSlots(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := memstore.New()
+		leaveFloors(t, st, 10, 16, time.Now().Add(10*time.Second).UnixMilli())
+		_, _, err := startTimed(t, st, "b", skewed(0), snowflake.WithLimit(16))
+		if !errors.Is(err, snowflake.ErrClockBackwards) || !strings.Contains(err.Error(), "slot 8 ") {
+			t.Fatalf("New with ten slots far ahead: %v, want ErrClockBackwards for slot 8, the ninth", err)
+		}
+		for i := range 16 {
+			mustAcquire(t, st, rival(fmt.Sprint("y", i), 16))
+		}
+	})
+}

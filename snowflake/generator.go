@@ -19,7 +19,9 @@
 // slot at its last id. So no owner leaves a slot a Floor further ahead of the
 // store's time than the tolerance, and New waits for a Floor at most about twice
 // the tolerance. A clock that falls behind the store's only makes the ids' times
-// late; the generator logs it.
+// late; the generator logs it. The monotonic clock stands still while the machine
+// sleeps in a system suspend, so a generator on a machine resumed from one stops as
+// if its clock had jumped ahead by the time it slept.
 //
 // Within one generator the ids strictly increase. A clock that moves back behind
 // the last id is waited for, up to a threshold (WithClockBackwards), then refused

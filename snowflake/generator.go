@@ -20,8 +20,8 @@
 // store's time than the tolerance, and New waits for a Floor at most about twice
 // the tolerance. A clock that falls behind the store's only makes the ids' times
 // late; the generator logs it. The monotonic clock stands still while the machine
-// sleeps in a system suspend, so a generator on a machine resumed from one stops as
-// if its clock had jumped ahead by the time it slept.
+// sleeps in a system suspend, so a generator on a machine resumed from a suspend
+// longer than the tolerance stops as if its clock had jumped ahead.
 //
 // Within one generator the ids strictly increase. A clock that moves back behind
 // the last id is waited for, up to a threshold (WithClockBackwards), then refused

@@ -50,6 +50,7 @@ type Generator struct {
 	mu       sync.Mutex
 	spare    *span   // the next range, reserved and not yet in use
 	inflight *refill // the one reservation under way, or nil
+	handover *refill // a background reservation for the executor, handed over by unlock
 	closed   bool
 	failures failureState
 	lastEnd  int64 // the end of the last range the store gave: the next must not start below it
@@ -112,8 +113,8 @@ func New(st store.RangeStore, key string, p BatchPolicy, opts ...Option) (*Gener
 	g.meter.rate, g.meter.est = g.o.seedRate, g.o.seedRate
 	g.cur.Store(&span{prefetchAt: -1})
 	g.mu.Lock()
-	g.startRefillLocked(1, g.o.now())
-	g.mu.Unlock()
+	g.startRefillLocked(1, g.o.now(), false)
+	g.unlock()
 	return g, nil
 }
 

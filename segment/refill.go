@@ -55,32 +55,34 @@ func (g *Generator) advance(s *span, need int64, w *waiter) (v int64, ok bool, e
 	for {
 		g.mu.Lock()
 		if g.cur.Load() != s {
-			g.mu.Unlock()
+			g.unlock()
 			return 0, false, nil
 		}
 		if g.closed {
-			g.mu.Unlock()
+			g.unlock()
 			return 0, false, g.errClosed()
 		}
 		now := g.o.now()
 		if sp := g.takeSpareLocked(need, now); sp != nil {
 			g.installLocked(sp, need, now)
-			g.mu.Unlock()
+			g.unlock()
 			return sp.start, true, nil
 		}
 		f := g.inflight
-		if f == nil {
+		switch {
+		case f == nil:
 			if err := g.failures.check(now); err != nil {
-				g.mu.Unlock()
+				g.unlock()
 				return 0, false, g.unavailable(err)
 			}
-			f = g.startRefillLocked(need, now)
+			f = g.startRefillLocked(need, now, true)
+		case f.claim.CompareAndSwap(false, true):
+			// The executor has not started it: start it here, on a goroutine of its
+			// own, so that this wait stays bounded by ReserveTimeout.
+			g.wg.Go(func() { g.reserve(f) })
 		}
-		g.mu.Unlock()
+		g.unlock()
 
-		if f.claim.CompareAndSwap(false, true) {
-			g.reserve(f) // the executor has not started it: run it here
-		}
 		select {
 		case <-f.done:
 			if f.err != nil {
@@ -100,7 +102,7 @@ func (g *Generator) advance(s *span, need int64, w *waiter) (v int64, ok bool, e
 // rest of the range with no check.
 func (g *Generator) prefetch(s *span) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	defer g.unlock()
 	if g.cur.Load() == s {
 		g.startPrefetchLocked(g.o.now())
 	}
@@ -111,31 +113,43 @@ func (g *Generator) prefetch(s *span) {
 
 func (g *Generator) startPrefetchLocked(now time.Time) {
 	if g.spare == nil && g.inflight == nil && !g.closed && g.failures.check(now) == nil {
-		g.startRefillLocked(1, now)
+		g.startRefillLocked(1, now, false)
 	}
 }
 
 // startRefillLocked starts the one reservation in flight, sized by the rate measured
-// since the previous one.
-func (g *Generator) startRefillLocked(need int64, now time.Time) *refill {
+// since the previous one. A caller that needs ids (forCaller) starts it on a
+// goroutine of its own; a background one goes to the executor, if there is one, when
+// the lock is released (unlock): exec may block or run the task then and there.
+func (g *Generator) startRefillLocked(need int64, now time.Time, forCaller bool) *refill {
 	cur := g.cur.Load()
 	rate := g.meter.measure(now, g.meter.retired+min(cur.used.Load(), cur.size), g.p.Lookahead/growthLimit)
 	f := &refill{size: g.p.size(rate, need), min: roundUp(need, g.p.Step), done: make(chan struct{})}
 	g.inflight = f
-	if g.o.exec == nil {
-		// A new goroutine always gets to the job, so it owns it from the start and a
-		// caller never runs it in its place: the caller's wait stays bounded by
-		// ReserveTimeout whatever the store's timeout.
+	if g.o.exec == nil || forCaller {
+		// A new goroutine always gets to the job, so it owns it from the start: the
+		// caller's wait stays bounded by ReserveTimeout whatever the store's timeout.
 		f.claim.Store(true)
 		g.wg.Go(func() { g.reserve(f) })
 		return f
 	}
-	g.o.exec(func() {
-		if f.claim.CompareAndSwap(false, true) {
-			g.reserve(f)
-		}
-	})
+	g.handover = f
 	return f
+}
+
+// unlock releases g.mu, then hands the background reservation started under it, if
+// any, to the executor.
+func (g *Generator) unlock() {
+	f := g.handover
+	g.handover = nil
+	g.mu.Unlock()
+	if f != nil {
+		g.o.exec(func() {
+			if f.claim.CompareAndSwap(false, true) {
+				g.reserve(f)
+			}
+		})
+	}
 }
 
 // reserve runs f against the store and files the result: a spare range, or a failure
@@ -179,7 +193,7 @@ func (g *Generator) reserve(f *refill) {
 	}
 	f.err = err
 	close(f.done)
-	g.mu.Unlock()
+	g.unlock()
 
 	switch {
 	case closed:
@@ -215,9 +229,9 @@ func (g *Generator) checkRangeLocked(r store.Range, size int64) error {
 // retryRefill is the background retry after a failure, at the end of its backoff.
 func (g *Generator) retryRefill() {
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	defer g.unlock()
 	if !g.closed && g.spare == nil && g.inflight == nil && g.failures.fatal == nil {
-		g.startRefillLocked(1, g.o.now())
+		g.startRefillLocked(1, g.o.now(), false)
 	}
 }
 

@@ -356,11 +356,14 @@ type rateMeter struct {
 // all: the rate of the last whole window, or of the current one if that is faster
 // already. Requests close together thus neither inflate nor deflate it.
 func (m *rateMeter) measure(now time.Time, issued int64, window time.Duration) float64 {
-	if m.at.IsZero() {
+	elapsed := now.Sub(m.at)
+	if m.at.IsZero() || elapsed < 0 {
+		// The first request, or the clock stepped back (a clock with no monotonic
+		// reading): the window would never end and the ids taken meanwhile would
+		// look like a flood. Start a new one and keep the estimate.
 		m.at, m.issued = now, issued
 		return m.est // 0, or the rate a Periodic carried over from the period before
 	}
-	elapsed := now.Sub(m.at)
 	current := float64(issued-m.issued) / max(elapsed, window, time.Microsecond).Seconds()
 	if elapsed >= window {
 		m.rate, m.at, m.issued = current, now, issued

@@ -483,3 +483,29 @@ func TestNext_WithExecutor_WaitBoundedByReserveTimeout(t *testing.T) {
 		}
 	})
 }
+
+// TestReserveSize_ClockStepsBackWithoutMonotonicReading runs a generator at 10 ids/s on
+// a clock with no monotonic reading (like time.Now().In(loc)) that steps back an hour:
+// its reservations stay sized for 10 ids/s.
+func TestReserveSize_ClockStepsBackWithoutMonotonicReading(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var offset atomic.Int64
+		wall := func() time.Time { return time.Now().Add(time.Duration(offset.Load())).Round(0) }
+		p := policy(10, time.Second)
+		st := newTestStore()
+		g := newGen(t, st, p, segment.WithClock(wall))
+		run := func(d time.Duration) {
+			for range int(d / (100 * time.Millisecond)) {
+				mustNext(t, g)
+				elapse(100 * time.Millisecond)
+			}
+		}
+		run(10 * time.Second)
+		before := len(st.sizes())
+		offset.Store(int64(-time.Hour))
+		run(10 * time.Minute)
+		if sizes := st.sizes()[before:]; slices.Max(sizes) > 20 {
+			t.Errorf("reservations after the clock stepped back reach %d ids at 10 ids/s (Step 10): %v", slices.Max(sizes), sizes)
+		}
+	})
+}

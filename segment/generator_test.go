@@ -286,3 +286,24 @@ func TestNext_S6_SealedKeyFails(t *testing.T) {
 		t.Errorf("Next on a sealed key: %v, want ErrUnavailable wrapping ErrSealed", err)
 	}
 }
+
+// TestNextRange_RefusedForItsSizeFailsThatCallerAlone asks for more ids than are left
+// below math.MaxInt64, though a Step's worth still fits: that NextRange fails with
+// ErrExhausted, and the generator goes on handing out the rest.
+func TestNextRange_RefusedForItsSizeFailsThatCallerAlone(t *testing.T) {
+	p := policy(10, 0)
+	p.InitialOffset = math.MaxInt64 - 1000
+	g := newGen(t, newTestStore(), p)
+	first := mustNext(t, g)
+	if _, err := g.NextRange(2000); !errors.Is(err, store.ErrExhausted) || !errors.Is(err, segment.ErrUnavailable) {
+		t.Fatalf("NextRange(2000) with 990 ids left: %v, want ErrUnavailable wrapping ErrExhausted", err)
+	}
+	for i := range int64(100) {
+		if v := mustNext(t, g); v != first+1+i {
+			t.Fatalf("Next after the refused NextRange = %d, want %d", v, first+1+i)
+		}
+	}
+	if r, err := g.NextRange(50); err != nil || r.Len() != 50 {
+		t.Errorf("NextRange(50) after the refused one = %v, %v; want 50 ids", r, err)
+	}
+}

@@ -19,11 +19,14 @@ const (
 // refill is one reservation. Whoever wins claim runs it: the executor, or a caller
 // that needs ids before the executor got to it.
 type refill struct {
-	size  int64 // ids to reserve
-	min   int64 // the least that serves the caller, tried when size is past the end (S5)
-	claim atomic.Bool
-	done  chan struct{} // closed when the reservation ended; err is set before
-	err   error
+	size int64 // ids to reserve
+	min  int64 // the least that serves the caller, tried when size is past the end (S5)
+	// tooBig: the store refused min ids past the end (S5), where a Step might still
+	// fit. The refusal is the caller's, not the generator's.
+	tooBig bool
+	claim  atomic.Bool
+	done   chan struct{} // closed when the reservation ended; err is set before
+	err    error
 }
 
 // waiter bounds one caller's wait for ranges by ReserveTimeout, across every advance
@@ -85,6 +88,9 @@ func (g *Generator) advance(s *span, need int64, w *waiter) (v int64, ok bool, e
 
 		select {
 		case <-f.done:
+			if f.tooBig && roundUp(need, g.p.Step) < f.min {
+				continue // refused for its size, bigger than this caller needs
+			}
 			if f.err != nil {
 				return 0, false, g.unavailable(f.err)
 			}
@@ -173,8 +179,10 @@ func (g *Generator) reserve(f *refill) {
 	}
 	var recovered int
 	var retryIn time.Duration
+	f.tooBig = errors.Is(err, store.ErrExhausted) && f.min > g.p.Step
 	switch {
 	case closed:
+	case f.tooBig: // no backoff, and not for good: a smaller reservation may fit
 	case err == nil:
 		g.lastEnd = r.End
 		recovered = g.failures.recover()
@@ -208,7 +216,9 @@ func (g *Generator) reserve(f *refill) {
 		if g.o.onFailed != nil {
 			g.o.onFailed(err)
 		}
-		if retryIn > 0 {
+		if f.tooBig {
+			g.o.logger.Warn("segment: reservation refused for its size", "key", g.key, "size", f.size, "err", err)
+		} else if retryIn > 0 {
 			g.o.logger.Warn("segment: reservation failed", "key", g.key, "size", f.size, "err", err, "retry_in", retryIn)
 		} else {
 			g.o.logger.Error("segment: reservation failed for good", "key", g.key, "err", err)

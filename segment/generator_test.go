@@ -307,3 +307,43 @@ func TestNextRange_RefusedForItsSizeFailsThatCallerAlone(t *testing.T) {
 		t.Errorf("NextRange(50) after the refused one = %v, %v; want 50 ids", r, err)
 	}
 }
+
+// TestNextRange_KeepsSpareItCannotUse asks for more ids than the range reserved ahead
+// holds: that range is not thrown away, the ids start right after the last Next. When
+// another instance reserved in between, so that the two ranges do not join, the ids
+// still increase.
+func TestNextRange_KeepsSpareItCannotUse(t *testing.T) {
+	for _, between := range []int64{0, 7} {
+		synctest.Test(t, func(t *testing.T) {
+			st := newTestStore()
+			g := newGen(t, st, policy(10, time.Second))
+			var last int64
+			for range 10 { // the first range, 10 ids; the next one is reserved ahead
+				last = mustNext(t, g)
+			}
+			synctest.Wait()
+			if between > 0 { // another instance
+				if _, err := st.inner.Reserve(context.Background(), g.Key(), between, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			calls := st.callCount()
+			r, err := g.NextRange(100_000)
+			if err != nil {
+				t.Fatalf("NextRange: %v", err)
+			}
+			if between == 0 && r.Start != last+1 {
+				t.Errorf("NextRange = %v after id %d: the ids in between were thrown away", r, last)
+			}
+			if r.Start <= last {
+				t.Errorf("NextRange = %v after id %d", r, last)
+			}
+			if n := st.callCount() - calls; n != 1 {
+				t.Errorf("NextRange made %d reservations, want 1", n)
+			}
+			if v := mustNext(t, g); v != r.End {
+				t.Errorf("Next after NextRange = %d, want %d", v, r.End)
+			}
+		})
+	}
+}

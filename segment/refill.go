@@ -191,7 +191,7 @@ func (g *Generator) reserve(f *refill) {
 			// starts now rather than at the first call.
 			g.installLocked(sp, 0, end)
 		} else {
-			g.spare = sp
+			g.keepSpareLocked(sp)
 		}
 	default:
 		retryIn = g.failures.fail(err, end, g.retryRefill)
@@ -253,15 +253,35 @@ func (g *Generator) newSpan(r store.Range, arrived time.Time) *span {
 	return s
 }
 
-// takeSpareLocked returns the spare range if it can serve need ids, and drops it
-// otherwise: too small for a NextRange, or older than RangeTTL.
+// takeSpareLocked returns the spare range if it can serve need ids. It drops one older
+// than RangeTTL, and keeps one too small for a NextRange: the reservation made for it
+// is joined to the spare when the two are adjacent (see reserve).
 func (g *Generator) takeSpareLocked(need int64, now time.Time) *span {
 	sp := g.spare
-	g.spare = nil
-	if sp == nil || sp.size < need || (sp.hasTTL && now.After(sp.expires)) {
+	switch {
+	case sp == nil:
+		return nil
+	case sp.hasTTL && now.After(sp.expires):
+		g.spare = nil
+		return nil
+	case sp.size < need:
 		return nil
 	}
+	g.spare = nil
 	return sp
+}
+
+// keepSpareLocked files sp, a range just reserved, as the spare. A spare kept for
+// lack of size is joined to sp when sp starts where it ends, so that its ids are used;
+// otherwise they are a gap: ids handed out later must be larger.
+func (g *Generator) keepSpareLocked(sp *span) {
+	if old := g.spare; old != nil && old.start+old.size == sp.start {
+		sp.start, sp.size = old.start, old.size+sp.size
+		if old.hasTTL {
+			sp.expires = old.expires
+		}
+	}
+	g.spare = sp
 }
 
 // installLocked makes sp the range in use, with its first need ids taken. Every

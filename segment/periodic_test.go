@@ -376,3 +376,32 @@ func TestPeriodic_BoundaryDoesNotWaitForRetiredReservation(t *testing.T) {
 		}
 	})
 }
+
+// TestPeriodic_PoolOfOneDoesNotWaitForItself runs a Periodic with an executor of one
+// worker whose submit blocks while the worker is busy. The next period's generator
+// starts busy, so its first reservation, run by the worker, is followed at once by
+// one ahead of need: the worker must not submit it to itself.
+func TestPeriodic_PoolOfOneDoesNotWaitForItself(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tasks := make(chan func())
+		defer close(tasks)
+		go func() {
+			for task := range tasks {
+				task()
+			}
+		}()
+		pool := segment.WithExecutor(func(task func()) { tasks <- task })
+		elapse(23*time.Hour + 58*time.Minute)
+		p := newPeriodic(t, newTestStore(), segment.YearMonthDay, time.UTC, policy(10, time.Second),
+			segment.DefaultPeriodicPolicy(), pool)
+		for range 4 * 60 * 10 { // 100 ids/s for 4 minutes, across midnight
+			for range 10 {
+				mustNextGrouped(t, p)
+			}
+			elapse(100 * time.Millisecond)
+		}
+		if id := mustNextGrouped(t, p); id.Period != "20000102" {
+			t.Errorf("last id %v, want one of 20000102", id)
+		}
+	})
+}

@@ -201,7 +201,14 @@ func (g *Generator) reserve(f *refill) {
 	}
 	f.err = err
 	close(f.done)
-	g.unlock()
+	if h := g.handover; h != nil {
+		// The reservation ahead of need that the first range started: this may run
+		// on the executor, which must not wait for room in itself.
+		g.handover = nil
+		h.claim.Store(true)
+		g.wg.Go(func() { g.reserve(h) })
+	}
+	g.mu.Unlock()
 
 	switch {
 	case closed:

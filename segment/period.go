@@ -158,7 +158,7 @@ func firstInstant(day date, loc *time.Location) time.Time {
 
 const (
 	maxOffset   = 26 * 60 * 60 // seconds; the offsets of the tz database stay within ±16h
-	maxStepBack = 4 * 60 * 60  // seconds; no zone set its clocks back by more than 3h at once
+	maxStepBack = 4 * 60 * 60  // seconds; since 1970 no zone set its clocks back by more than 3h at once (Antarctica/Casey, 2010)
 	coarseStep  = 15 * 60      // seconds; offsets last longer than this
 )
 

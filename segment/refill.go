@@ -16,8 +16,8 @@ const (
 	maxBackoff = 5 * time.Second
 )
 
-// refill is one reservation. Whoever wins claim runs it: the executor, or a caller
-// that needs ids before the executor got to it.
+// refill is one reservation. Whoever wins claim runs it: the executor's task, or a
+// goroutine that a caller who needs ids before the executor got to it starts.
 type refill struct {
 	size int64 // ids to reserve
 	min  int64 // the least that serves the caller, tried when size is past the end (S5)

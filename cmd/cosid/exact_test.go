@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestNext_ARunReservesExactlyWhatItPrints runs cosid next twice on each kind of
+// segment generator of a configuration with a step of 10: the second run goes on
+// where the first stopped, whatever the step and lookahead.
+func TestNext_ARunReservesExactlyWhatItPrints(t *testing.T) {
+	dir := writeConfig(t, strings.Replace(billConfig, "step: 10, lookahead: 0s", "step: 100", 1))
+	day := `\d{8}`
+	tests := []struct {
+		name  string
+		runs  []*regexp.Regexp
+		count string
+	}{
+		{"bill", []*regexp.Regexp{
+			regexp.MustCompile(`^(` + day + `)-000001\n` + day + `-000002\n$`),
+			regexp.MustCompile(`^(` + day + `)-000003\n` + day + `-000004\n$`),
+		}, "2"},
+		{"order", []*regexp.Regexp{regexp.MustCompile(`^1\n2\n$`), regexp.MustCompile(`^3\n4\n$`)}, "2"},
+	}
+	for _, tc := range tests {
+		for i, want := range tc.runs {
+			out, errOut, code := runCLI(t, dir, "next", tc.name, "-n", tc.count)
+			if code != 0 || !want.MatchString(out) {
+				t.Fatalf("run %d of cosid next %s -n %s = %q (exit %d, stderr %q), want %v", i+1, tc.name, tc.count, out, code, errOut, want)
+			}
+		}
+	}
+}
+
+// TestConfigCheckOpen_ReservesNothing checks that config check --open opens the
+// stores and says what it found, and takes no id: the next run still starts at 1.
+func TestConfigCheckOpen_ReservesNothing(t *testing.T) {
+	dir := writeConfig(t, billConfig+"    event: { strategy: snowflake, store: db, owner-key: host-a }\n")
+	for range 2 {
+		out, errOut, code := runCLI(t, dir, "config", "check", "--open")
+		if code != 0 || !regexp.MustCompile(`db\s+sql\s+ok, leases slots`).MatchString(out) ||
+			!regexp.MustCompile(`event\s+db\s+ok`).MatchString(out) {
+			t.Fatalf("config check --open = %q (exit %d, stderr %q)", out, code, errOut)
+		}
+	}
+	if out, _, _ := runCLI(t, dir, "next", "bill"); !strings.HasSuffix(out, "-000001\n") {
+		t.Errorf("after config check --open, the next bill is %q; want 000001", out)
+	}
+	if out, _, _ := runCLI(t, dir, "next", "order"); out != "1\n" {
+		t.Errorf("after config check --open, the next order is %q; want 1", out)
+	}
+	// A store that cannot be opened: the check fails and says which and why.
+	down := writeConfig(t, strings.Replace(billConfig, "dsn: ids.db", "dsn: no/such/dir/ids.db", 1))
+	out, errOut, code := runCLI(t, down, "config", "check", "--open")
+	if code != 1 || !regexp.MustCompile(`bill\s+db\s+no: its store failed`).MatchString(out) || !strings.Contains(errOut, `store "db" unavailable`) {
+		t.Errorf("config check --open on a store that is down = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+}
+
+// TestNext_HugeCountReservesAsItPrints runs cosid next with a count of 10^15 into a
+// reader that stops after three lines: the key moves by at most one chunk more.
+func TestNext_HugeCountReservesAsItPrints(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "next", "order", "-n", "1000000000000000")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	for i := 1; i <= 3; i++ {
+		line, err := r.ReadString('\n')
+		if err != nil || line != strconv.Itoa(i)+"\n" {
+			t.Fatalf("line %d = %q, %v", i, line, err)
+		}
+	}
+	stdout.Close() // head -3 exits
+	if err := cmd.Wait(); err == nil {
+		t.Errorf("cosid next kept going after its reader left")
+	}
+	out, errOut, code := runCLI(t, dir, "next", "order")
+	next, _ := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+	if code != 0 || next < 4 || next > 4+2*chunk {
+		t.Errorf("the next run printed %q (exit %d, stderr %q); want at most one or two chunks (%d) after 3", out, code, errOut, chunk)
+	}
+}
+
+// TestNext_DefaultStoreIsSaid checks that a run without a configuration says on
+// stderr that it uses the default store.
+func TestNext_DefaultStoreIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := runCLI(t, dir, "next", "order")
+	if code != 0 || out != "1\n" || !strings.Contains(errOut, "no cosid.yaml here: order is an ad-hoc segment on the default store, the SQLite file cosid.db") {
+		t.Errorf("cosid next order without a configuration = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cosid.db")); err != nil {
+		t.Errorf("no cosid.db: %v", err)
+	}
+	_, errOut, code = runCLI(t, dir, "next", "order", "--config", "cosid.yml")
+	if code != 1 || !strings.Contains(errOut, "cosid.yml: no such file") {
+		t.Errorf("cosid next --config of a missing file: exit %d, stderr %q; want it refused", code, errOut)
+	}
+}
+
+// TestErrors_OneCosidPrefix checks the error lines of the CLI: one "cosid: ", and a
+// configuration error says it is one.
+func TestErrors_OneCosidPrefix(t *testing.T) {
+	bad := writeConfig(t, "cosid: {namspace: x}\n")
+	overflow := writeConfig(t, strings.Replace(billConfig, "radix: 10, width: 6", "radix: 10, width: 1", 1))
+	if out, _, code := runCLI(t, overflow, "next", "bill", "-n", "9"); code != 0 || !strings.HasSuffix(out, "-9\n") {
+		t.Fatalf("nine bills of width 1 = %q (exit %d)", out, code)
+	}
+	tests := []struct {
+		dir  string
+		args []string
+		says string
+	}{
+		{bad, []string{"config", "check"}, "cosid: invalid configuration: cosid.yaml: cosid.namspace: unknown key"},
+		{bad, []string{"next", "order"}, "cosid: invalid configuration: cosid.yaml: cosid.namspace"},
+		{overflow, []string{"next", "bill"}, `cosid: generator "bill": `},
+	}
+	for _, tc := range tests {
+		_, errOut, code := runCLI(t, tc.dir, tc.args...)
+		if code != 1 || !strings.HasPrefix(errOut, tc.says) || strings.Count(errOut, "cosid: ") != 1 {
+			t.Errorf("cosid %v: exit %d, stderr %q; want one line starting %q, with one cosid: prefix", tc.args, code, errOut, tc.says)
+		}
+	}
+}

@@ -77,6 +77,9 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"SnowflakeLayoutUnknown", gen("    event: {strategy: snowflake, store: mem, layout: twitter}\n"), `cosid.generators.event.layout: unknown layout "twitter"; want default or javascript`},
 		{"SnowflakeTooManyBits", gen("    event: {strategy: snowflake, store: mem, sequence-bits: 20}\n"), "cosid.generators.event: layout:"},
 		{"SnowflakeEpochBad", gen("    event: {strategy: snowflake, store: mem, epoch: yesterday}\n"), `cosid.generators.event.epoch: "yesterday" is not a date like 2026-01-01`},
+		{"SnowflakeLeaseTTLNegative", gen("    event: {strategy: snowflake, store: mem, lease-ttl: -1m}\n"), "cosid.generators.event.lease-ttl: -1m0s; want a duration of at least 1ms"},
+		{"SnowflakeToleranceNegative", gen("    event: {strategy: snowflake, store: mem, tolerance: -1s}\n"), "cosid.generators.event.tolerance: -1s; want a duration ≥ 0"},
+		{"SnowflakeEpochInTheFuture", gen("    event: {strategy: snowflake, store: mem, epoch: 2999-01-01}\n"), "cosid.generators.event.epoch: 2999-01-01 is in the future"},
 		{"SnowflakeMachineIDAndStore", gen("    event: {strategy: snowflake, store: mem, machine-id: 3}\n"), "cosid.generators.event.machine-id: a fixed machine id takes no store"},
 		{"SnowflakeMachineIDTooBig", gen("    event: {strategy: snowflake, machine-id: 5000}\n"), "cosid.generators.event.machine-id:"},
 		{"SnowflakeWithoutStore", gen("    event: {strategy: snowflake}\n"), "cosid.generators.event.store: missing; want one of the configured stores: mem (or set machine-id)"},
@@ -125,6 +128,7 @@ func TestConfig_SQLStoreErrorsNameThePath(t *testing.T) {
 		{"{type: sql, dirver: sqlite, dsn: x.db}", "cosid.stores.db.dirver: unknown key; want one of: driver, dsn, options, timeout"},
 		{"{type: sql, driver: sqlite, dsn: x.db, timeout: soon}", `cosid.stores.db.timeout: "soon" is not a duration`},
 		{"{type: sql, driver: oracle, dsn: x}", "cosid.stores.db.driver:"},
+		{"{type: sql, dsn: x.db}", "cosid.stores.db.driver: invalid argument: missing; want one of pgx, mysql, sqlserver, sqlite"},
 		{"{type: sql, driver: sqlite, dsn: x.db, options: {initschema: true}}", "cosid.stores.db.options.initschema: unknown key"},
 		{"{type: sql, driver: sqlite, dsn: x.db, options: {dialect: db2}}", `cosid.stores.db.options.dialect: invalid argument: "db2" is unknown`},
 	}
@@ -162,5 +166,14 @@ func TestConfig_ServeNamesALeaseStore(t *testing.T) {
 				t.Errorf("Validate: %v; want it to wrap ErrConfig", err)
 			}
 		})
+	}
+}
+
+// TestConfig_EpochAsAPlainDate checks that an unquoted date, which YAML reads as a
+// timestamp, is an epoch as written.
+func TestConfig_EpochAsAPlainDate(t *testing.T) {
+	rt := mustOpen(t, "cosid:\n  generators:\n    ev: {strategy: snowflake, machine-id: 1, epoch: 2020-01-01}\n")
+	if _, err := rt.Next("ev"); err != nil {
+		t.Errorf("Next: %v", err)
 	}
 }

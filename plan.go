@@ -296,6 +296,17 @@ func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig)
 	if err := p.checkStore(stores, " (or set machine-id)"); err != nil {
 		return err
 	}
+	if gc.LeaseTTL != nil && *gc.LeaseTTL < time.Millisecond {
+		return p.errorf("lease-ttl", "%v; want a duration of at least 1ms, such as 1m (the default %v)", *gc.LeaseTTL, snowflake.DefaultLeaseTTL)
+	}
+	if gc.Tolerance != nil && *gc.Tolerance < 0 {
+		return p.errorf("tolerance", "%v; want a duration ≥ 0, such as 1s (the default %v)", *gc.Tolerance, snowflake.DefaultTolerance)
+	}
+	if gc.OwnerKey != "" {
+		if err := store.CheckKey(gc.OwnerKey); err != nil {
+			return p.errorf("owner-key", "%v", err)
+		}
+	}
 	p.snowOpts = append(p.snowOpts, snowflake.WithNamespace(p.key))
 	if gc.Slots != nil {
 		if limit := 1 << p.layout.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
@@ -381,6 +392,9 @@ func snowflakeLayout(path string, gc GeneratorConfig) (snowflake.Layout, error) 
 		epoch, err := parseEpoch(gc.Epoch)
 		if err != nil {
 			return l, fmt.Errorf("%s.epoch: %q is not a date like 2026-01-01 or a time like 2026-01-01T00:00:00Z", path, gc.Epoch)
+		}
+		if epoch.After(time.Now()) {
+			return l, fmt.Errorf("%s.epoch: %s is in the future; the ids' time counts from the epoch, which must have passed", path, gc.Epoch)
 		}
 		l.Epoch = epoch
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cosid-go/cosid"
 )
 
 // TestNext_ARunReservesExactlyWhatItPrints runs cosid next twice on each kind of
@@ -134,5 +137,38 @@ func TestErrors_OneCosidPrefix(t *testing.T) {
 		if code != 1 || !strings.HasPrefix(errOut, tc.says) || strings.Count(errOut, "cosid: ") != 1 {
 			t.Errorf("cosid %v: exit %d, stderr %q; want one line starting %q, with one cosid: prefix", tc.args, code, errOut, tc.says)
 		}
+	}
+}
+
+// TestConfigCheck_SameChecksAsLoad checks that config check without --open refuses
+// what a service would refuse when it loads the file, with the same error, and
+// touches no store.
+func TestConfigCheck_SameChecksAsLoad(t *testing.T) {
+	tests := []struct{ name, from, to, says string }{
+		{"NoDriver", "driver: sqlite, ", "", "cosid.stores.db.driver: invalid argument: missing"},
+		{"StoreTimeoutAboveReserveTimeout", "timeout: 2s", "timeout: 5s", "cosid.generators.bill.reserve-timeout: reserve-timeout 3s is below the store's timeout 5s (cosid.stores.db.timeout)"},
+		{"NegativeLeaseTTL", "order: {", "event: { strategy: snowflake, store: db, lease-ttl: -1s }\n    order: {", "cosid.generators.event.lease-ttl: -1s"},
+		{"NegativeTolerance", "order: {", "event: { strategy: snowflake, store: db, tolerance: -1s }\n    order: {", "cosid.generators.event.tolerance: -1s"},
+		{"EpochInTheFuture", "order: {", "event: { strategy: snowflake, store: db, epoch: 2999-01-01 }\n    order: {", "cosid.generators.event.epoch: 2999-01-01 is in the future"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeConfig(t, strings.Replace(billConfig, tc.from, tc.to, 1))
+			_, errOut, code := runCLI(t, dir, "config", "check")
+			if code != 1 || !strings.Contains(errOut, tc.says) {
+				t.Errorf("config check: exit %d, stderr %q; want it to say %q", code, errOut, tc.says)
+			}
+			rt, err := cosid.Load(t.Context(), filepath.Join(dir, "cosid.yaml"))
+			if err == nil {
+				rt.Close()
+				t.Fatal("Load accepted what config check refused")
+			}
+			if !errors.Is(err, cosid.ErrConfig) || !strings.Contains(errOut, strings.TrimPrefix(err.Error(), "cosid: ")) {
+				t.Errorf("Load: %v; want ErrConfig and config check's words %q", err, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ids.db")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the checks touched the store: %v", err)
+			}
+		})
 	}
 }

@@ -211,7 +211,7 @@ func decodeScalar(n *yaml.Node, path string, v reflect.Value) error {
 		return nil
 	}
 	if v.Kind() == reflect.String {
-		if tag := n.ShortTag(); tag != "!!str" && tag != "!!int" && tag != "!!float" {
+		if tag := n.ShortTag(); tag != "!!str" && tag != "!!int" && tag != "!!float" && tag != "!!timestamp" { // a date as written
 			return Errorf(n, path, "want a string, got %s", describe(n))
 		}
 		v.SetString(n.Value)

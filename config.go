@@ -44,8 +44,9 @@ const DefaultNamespace = "cosid"
 
 // StoreConfig is one entry of cosid.stores.
 type StoreConfig struct {
-	// Type selects the store: one registered with store.Register, such as memory
-	// or sql (and redis, etcd, http where the binary links them).
+	// Type selects the store: one registered with store.Register. Every binary
+	// that imports this package has memory and sql; other types register when
+	// their packages are imported.
 	Type string
 	// Settings holds the entry's other keys, decoded by the store type.
 	Settings map[string]any
@@ -72,7 +73,8 @@ type GeneratorConfig struct {
 	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
 	Period string `yaml:"period"`
 	// Zone is the IANA time zone the periods follow, such as Asia/Shanghai or UTC
-	// (periodic-segment, required: the zone is explicit).
+	// (periodic-segment, required: the zone is explicit). Local is refused: a
+	// period's key must not depend on the host.
 	Zone      string         `yaml:"zone"`
 	Prewarm   *time.Duration `yaml:"prewarm"`
 	SealAfter *time.Duration `yaml:"seal-after"`

@@ -240,14 +240,14 @@ func (p *plan) check(gc GeneratorConfig, stores map[string]StoreConfig) error {
 	if gc.Period == "" {
 		return p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
 	}
-	if p.period, err = segment.ParsePeriod(gc.Period); err != nil {
+	if p.period, err = segment.ParsePeriod(gc.Period); err != nil || gc.Period != strings.ToUpper(gc.Period) {
 		return p.errorf("period", "%q is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY", gc.Period)
 	}
 	if gc.Zone == "" {
 		return p.errorf("zone", "missing; the zone is explicit: want an IANA time zone such as Asia/Shanghai or UTC")
 	}
-	if p.loc, err = time.LoadLocation(gc.Zone); err != nil {
-		return p.errorf("zone", "%q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", gc.Zone)
+	if p.loc, err = loadZone(gc.Zone); err != nil {
+		return p.errorf("zone", "%v", err)
 	}
 	p.periodic = segment.DefaultPeriodicPolicy()
 	if gc.Prewarm != nil {
@@ -415,6 +415,19 @@ func snowflakeLayout(path string, gc GeneratorConfig) (snowflake.Layout, error) 
 	return l, nil
 }
 
+// loadZone loads an IANA time zone. It refuses Local, whose meaning depends on the
+// host: a bill's date must not.
+func loadZone(name string) (*time.Location, error) {
+	if name == "Local" {
+		return nil, errors.New(`"Local" depends on the host's settings; want an IANA name such as Asia/Shanghai or UTC`)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", name)
+	}
+	return loc, nil
+}
+
 func parseEpoch(s string) (time.Time, error) {
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
 		return t, nil
@@ -451,8 +464,8 @@ func codecItems(path string, list []CodecItem, layout *snowflake.Layout) ([]code
 			loc := time.UTC
 			if z := it.Friendly.Zone; z != "" {
 				var err error
-				if loc, err = time.LoadLocation(z); err != nil {
-					return nil, fmt.Errorf("%s.friendly.zone: %q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", at, z)
+				if loc, err = loadZone(z); err != nil {
+					return nil, fmt.Errorf("%s.friendly.zone: %w", at, err)
 				}
 			}
 			items = append(items, codec.Friendly(*layout, loc))

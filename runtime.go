@@ -2,6 +2,10 @@
 // into a Runtime that hands out any configured generator's ids by name, typed or as
 // text, and fills struct fields tagged `cosid:"name"`.
 //
+// Load and Open check the whole configuration without I/O (errors wrap ErrConfig);
+// stores open on first use, so a store that is down makes only the generators on it
+// fail, with ErrUnavailable, until it is back.
+//
 //	rt, err := cosid.Load(ctx, "cosid.yaml")
 //	…
 //	defer rt.Close()

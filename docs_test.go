@@ -79,7 +79,10 @@ func TestDocs_ErrorTextIsPrinted(t *testing.T) {
 			_, err := openYAML(t, gen("    bill: {strategy: periodic-segment, store: db, period: DAY, zone: UTC}\n"))
 			return err
 		},
-		func() error { _, err := openYAML(t, gen("    order: {strategy: segment, store: db, stpe: 10}\n")); return err },
+		func() error {
+			_, err := openYAML(t, gen("    order: {strategy: segment, store: db, stpe: 10}\n"))
+			return err
+		},
 		func() error {
 			_, err := openYAML(t, gen("    order: {strategy: segment, store: db, reserve-timeout: 1s}\n"))
 			return err

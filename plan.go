@@ -54,6 +54,7 @@ type plan struct {
 	periodic segment.PeriodicPolicy
 
 	layout    snowflake.Layout
+	zone      *time.Location // of the friendly item, or UTC: the zone of a decoded time
 	machineID *int
 	snowOpts  []snowflake.Option
 
@@ -283,6 +284,7 @@ func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig)
 	if p.codec, err = buildCodec(p.path, gc.Codec, &p.layout); err != nil {
 		return err
 	}
+	p.zone = zoneOf(gc.Codec)
 	if gc.MachineID != nil {
 		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
 			return p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")

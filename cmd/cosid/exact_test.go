@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/snowflake"
 )
 
 // TestNext_ARunReservesExactlyWhatItPrints runs cosid next twice on each kind of
@@ -170,5 +172,40 @@ func TestConfigCheck_SameChecksAsLoad(t *testing.T) {
 				t.Errorf("the checks touched the store: %v", err)
 			}
 		})
+	}
+}
+
+// TestDecode_Snowflake checks that decode prints a snowflake id's time (in the zone
+// of its friendly item), machine and sequence, and a value above 2^53 as a string.
+func TestDecode_Snowflake(t *testing.T) {
+	dir := writeConfig(t, `cosid:
+  generators:
+    ev: { strategy: snowflake, machine-id: 7, epoch: 2020-01-01 }
+    shown:
+      strategy: snowflake
+      machine-id: 7
+      epoch: 2020-01-01
+      codec: [ { friendly: { zone: Asia/Shanghai } } ]
+`)
+	l := snowflake.DefaultLayout()
+	l.Epoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := time.Date(2026, 10, 27, 1, 30, 15, 123e6, time.UTC)
+	id, err := l.Compose(snowflake.State{Time: at, Machine: 7, Sequence: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id <= 1<<53 {
+		t.Fatalf("id %d is not above 2^53", id)
+	}
+	tests := []struct{ name, text, want string }{
+		{"ev", strconv.FormatInt(id, 10), `{"value":"` + strconv.FormatInt(id, 10) + `","time":"2026-10-27T01:30:15.123Z","machine":7,"sequence":42}`},
+		{"shown", "20261027093015123-7-42", `{"value":"` + strconv.FormatInt(id, 10) + `","time":"2026-10-27T09:30:15.123+08:00","machine":7,"sequence":42}`},
+		{"ev", "4097", `{"value":4097,"time":"2020-01-01T00:00:00.000Z","machine":1,"sequence":1}`},
+	}
+	for _, tc := range tests {
+		out, errOut, code := runCLI(t, dir, "decode", tc.name, tc.text)
+		if code != 0 || out != tc.want+"\n" {
+			t.Errorf("cosid decode %s %s = %q (exit %d, stderr %q), want %s", tc.name, tc.text, out, code, errOut, tc.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,8 +80,9 @@ type GeneratorConfig struct {
 	Prewarm   *time.Duration `yaml:"prewarm"`
 	SealAfter *time.Duration `yaml:"seal-after"`
 
-	// MachineID fixes a snowflake's machine id instead of leasing one from Store.
-	MachineID *int `yaml:"machine-id"`
+	// MachineID fixes a snowflake's machine id instead of leasing one from Store:
+	// a number, or MachineIDFromHostname.
+	MachineID *MachineID `yaml:"machine-id"`
 	// Slots limits the machine ids leased from Store to [0, Slots); default
 	// 2^machine-bits.
 	Slots *int `yaml:"slots"`
@@ -99,6 +101,29 @@ type GeneratorConfig struct {
 
 	// Codec turns ids into text, item after item; see package codec.
 	Codec []CodecItem `yaml:"codec"`
+}
+
+// MachineID is a snowflake's fixed machine id, or MachineIDFromHostname. In YAML it
+// is a number or the text from-hostname.
+type MachineID int
+
+// MachineIDFromHostname takes the machine id from the host name's ordinal, the
+// number after its last "-", as a Kubernetes StatefulSet names its pods (web-3 is
+// machine 3). The host name is $HOSTNAME, or the system's when that is unset.
+const MachineIDFromHostname MachineID = -1
+
+// UnmarshalText reads a machine id: a decimal number or from-hostname.
+func (m *MachineID) UnmarshalText(text []byte) error {
+	if string(text) == "from-hostname" {
+		*m = MachineIDFromHostname
+		return nil
+	}
+	n, err := strconv.Atoi(string(text))
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a machine id; want a number ≥ 0 or from-hostname", text)
+	}
+	*m = MachineID(n)
+	return nil
 }
 
 // CodecItem is one item of a codec list: exactly one field is set.

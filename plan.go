@@ -3,7 +3,9 @@ package cosid
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -289,10 +291,18 @@ func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig)
 		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
 			return p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
 		}
-		if limit := 1 << p.layout.MachineBits; *gc.MachineID < 0 || *gc.MachineID >= limit {
-			return p.errorf("machine-id", "%d is not in 0–%d, the machines of %d machine bits", *gc.MachineID, limit-1, p.layout.MachineBits)
+		id, err := machineID(*gc.MachineID)
+		if err != nil {
+			return p.errorf("machine-id", "%v", err)
 		}
-		p.machineID = gc.MachineID
+		if limit := 1 << p.layout.MachineBits; id < 0 || id >= limit {
+			from := ""
+			if *gc.MachineID == MachineIDFromHostname {
+				from = " (the host name's ordinal)"
+			}
+			return p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %d machine bits", id, from, limit-1, p.layout.MachineBits)
+		}
+		p.machineID = &id
 		return nil
 	}
 	if err := p.checkStore(stores, " (or set machine-id)"); err != nil {
@@ -415,6 +425,27 @@ func snowflakeLayout(path string, gc GeneratorConfig) (snowflake.Layout, error) 
 		return l, fmt.Errorf("%s: layout: %w", path, err)
 	}
 	return l, nil
+}
+
+// machineID resolves a configured machine id: MachineIDFromHostname becomes the
+// host name's ordinal.
+func machineID(m MachineID) (int, error) {
+	if m != MachineIDFromHostname {
+		return int(m), nil
+	}
+	host := os.Getenv("HOSTNAME")
+	if host == "" {
+		var err error
+		if host, err = os.Hostname(); err != nil {
+			return 0, fmt.Errorf("from-hostname: no host name: %w", err)
+		}
+	}
+	i := strings.LastIndexByte(host, '-')
+	n, err := strconv.Atoi(host[i+1:])
+	if i < 0 || err != nil || n < 0 || host[i+1] == '+' {
+		return 0, fmt.Errorf("from-hostname: host name %q has no ordinal, a number after its last \"-\" (as in web-3)", host)
+	}
+	return n, nil
 }
 
 // loadZone loads an IANA time zone. It refuses Local, whose meaning depends on the

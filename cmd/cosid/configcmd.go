@@ -68,7 +68,9 @@ func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Generators)) {
 		g := cfg.Generators[name]
 		where := g.Store
-		if g.MachineID != nil {
+		if g.MachineID != nil && *g.MachineID == cosid.MachineIDFromHostname {
+			where = "(machine-id from-hostname)"
+		} else if g.MachineID != nil {
 			where = fmt.Sprintf("(machine-id %d)", *g.MachineID)
 		} else if st, ok := cfg.Stores[g.Store]; ok {
 			where += " (" + st.Type + ")"

@@ -3,6 +3,7 @@ package cosid
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,10 +266,14 @@ func splitStore(node *yaml.Node, path string) (StoreConfig, error) {
 	return sc, nil
 }
 
-// settingsNode returns the node of a store's settings: as read, or built from Settings.
+// settingsNode returns the node of a store's settings: as read, for its line
+// numbers, unless Settings was changed since; else built from Settings.
 func (sc StoreConfig) settingsNode() (*yaml.Node, error) {
 	if sc.node != nil {
-		return sc.node, nil
+		var read map[string]any
+		if err := sc.node.Decode(&read); err == nil && reflect.DeepEqual(read, sc.Settings) {
+			return sc.node, nil
+		}
 	}
 	var n yaml.Node
 	if err := n.Encode(sc.Settings); err != nil {

@@ -2,6 +2,7 @@ package cosid_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -178,5 +179,26 @@ func TestConfig_EpochAsAPlainDate(t *testing.T) {
 	rt := mustOpen(t, "cosid:\n  generators:\n    ev: {strategy: snowflake, machine-id: 1, epoch: 2020-01-01}\n")
 	if _, err := rt.Next("ev"); err != nil {
 		t.Errorf("Next: %v", err)
+	}
+}
+
+// TestConfig_SettingsChangedAfterParsing checks that a store's Settings changed in
+// Go after ParseConfig are the ones opened.
+func TestConfig_SettingsChangedAfterParsing(t *testing.T) {
+	cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores:\n    db: {type: sql, driver: sqlite, options: {initSchema: true}}\n  generators:\n    n: {strategy: segment, store: db}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "cosid.stores.db.dsn: invalid argument: missing") {
+		t.Fatalf("Validate without a dsn: %v", err)
+	}
+	cfg.Stores["db"].Settings["dsn"] = filepath.Join(t.TempDir(), "ids.db")
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatalf("Open with the dsn set in Go: %v", err)
+	}
+	defer rt.Close()
+	if text, err := rt.Next("n"); err != nil || text != "1" {
+		t.Errorf("Next = %q, %v", text, err)
 	}
 }

@@ -85,8 +85,8 @@ func TestRuntime_StoreDownThenUp(t *testing.T) {
 			t.Errorf("Next(%s): %v; want it to name the store and say the cause", name, err)
 		}
 	}
-	if _, err := rt.Store(t.Context(), "db"); !errors.Is(err, cosid.ErrUnavailable) {
-		t.Errorf("Store(db) while down: %v, want ErrUnavailable", err)
+	if _, err := rt.Store(t.Context(), "db"); !errors.Is(err, cosid.ErrUnavailable) || !strings.HasPrefix(err.Error(), `cosid: store "db" unavailable: `) {
+		t.Errorf("Store(db) while down: %v, want ErrUnavailable naming the store", err)
 	}
 	if err := os.Mkdir(later, 0o700); err != nil {
 		t.Fatal(err)

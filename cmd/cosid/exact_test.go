@@ -213,3 +213,32 @@ func TestDecode_Snowflake(t *testing.T) {
 		}
 	}
 }
+
+// TestNext_AnotherStoreDown runs cosid next on a generator whose store works while
+// another store of the configuration is down: it prints its ids; a generator on
+// the down store fails with a message that names the store and is no config error.
+func TestNext_AnotherStoreDown(t *testing.T) {
+	dir := writeConfig(t, billConfig+`    remote: { strategy: segment, store: down }
+`)
+	cfg := strings.Replace(mustRead(t, filepath.Join(dir, "cosid.yaml")), "  generators:\n",
+		"    down: { type: sql, driver: pgx, dsn: 'postgres://u@127.0.0.1:1/x', timeout: 1s }\n  generators:\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "cosid.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runCLI(t, dir, "next", "order"); code != 0 || out != "1\n" {
+		t.Errorf("cosid next order with another store down = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+	_, errOut, code := runCLI(t, dir, "next", "remote")
+	if code != 1 || !strings.HasPrefix(errOut, `cosid: generator "remote": store "down" unavailable: `) || strings.Contains(errOut, "invalid configuration") {
+		t.Errorf("cosid next remote on the down store: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

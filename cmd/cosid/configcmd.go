@@ -32,9 +32,9 @@ same code, as a service makes when it loads the file. Every error names the YAML
 path and what is allowed.
 
 With --open it also opens each store, as a service would on first use: it connects
-to the database, checks the server's dialect and the tables (creating them where
-initSchema is set), and says per store and generator what it found. It reserves no
-id and leases no slot.`,
+to the database, detects its dialect where none is set, checks the tables (creating
+them where initSchema is set), and says per store and generator what it found. It
+reserves no id and leases no slot.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := cosid.ReadConfig(path)

@@ -20,6 +20,7 @@ import (
 // segment generator of a configuration with a step of 10: the second run goes on
 // where the first stopped, whatever the step and lookahead.
 func TestNext_ARunReservesExactlyWhatItPrints(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, strings.Replace(billConfig, "step: 10, lookahead: 0s", "step: 100", 1))
 	day := `\d{8}`
 	tests := []struct {
@@ -46,6 +47,7 @@ func TestNext_ARunReservesExactlyWhatItPrints(t *testing.T) {
 // TestConfigCheckOpen_ReservesNothing checks that config check --open opens the
 // stores and says what it found, and takes no id: the next run still starts at 1.
 func TestConfigCheckOpen_ReservesNothing(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, billConfig+"    event: { strategy: snowflake, store: db, owner-key: host-a }\n")
 	for range 2 {
 		out, errOut, code := runCLI(t, dir, "config", "check", "--open")
@@ -72,6 +74,7 @@ func TestConfigCheckOpen_ReservesNothing(t *testing.T) {
 // reader that stops after three lines: the key moves by what the pipe held and one
 // chunk more, not by 10^15.
 func TestNext_HugeCountReservesAsItPrints(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "next", "order", "-n", "1000000000000000")
 	cmd.Dir = dir
@@ -107,6 +110,7 @@ func TestNext_HugeCountReservesAsItPrints(t *testing.T) {
 // TestNext_DefaultStoreIsSaid checks that a run without a configuration says on
 // stderr that it uses the default store.
 func TestNext_DefaultStoreIsSaid(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, errOut, code := runCLI(t, dir, "next", "order")
 	if code != 0 || out != "1\n" || !strings.Contains(errOut, "no cosid.yaml here: order is an ad-hoc segment on the default store, the SQLite file cosid.db") {
@@ -124,6 +128,7 @@ func TestNext_DefaultStoreIsSaid(t *testing.T) {
 // TestErrors_OneCosidPrefix checks the error lines of the CLI: one "cosid: ", and a
 // configuration error says it is one.
 func TestErrors_OneCosidPrefix(t *testing.T) {
+	t.Parallel()
 	bad := writeConfig(t, "cosid: {namspace: x}\n")
 	overflow := writeConfig(t, strings.Replace(billConfig, "radix: 10, width: 6", "radix: 10, width: 1", 1))
 	if out, _, code := runCLI(t, overflow, "next", "bill", "-n", "9"); code != 0 || !strings.HasSuffix(out, "-9\n") {
@@ -150,6 +155,7 @@ func TestErrors_OneCosidPrefix(t *testing.T) {
 // what a service would refuse when it loads the file, with the same error, and
 // touches no store.
 func TestConfigCheck_SameChecksAsLoad(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, from, to, says string }{
 		{"NoDriver", "driver: sqlite, ", "", "cosid.stores.db.driver: invalid argument: missing"},
 		{"StoreTimeoutAboveReserveTimeout", "timeout: 2s", "timeout: 5s", "cosid.generators.bill.reserve-timeout: reserve-timeout 3s is below the store's timeout 5s (cosid.stores.db.timeout)"},
@@ -182,6 +188,7 @@ func TestConfigCheck_SameChecksAsLoad(t *testing.T) {
 // TestDecode_Snowflake checks that decode prints a snowflake id's time (in the zone
 // of its friendly item), machine and sequence, and a value above 2^53 as a string.
 func TestDecode_Snowflake(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, `cosid:
   generators:
     ev: { strategy: snowflake, machine-id: 7, epoch: 2020-01-01 }
@@ -218,6 +225,7 @@ func TestDecode_Snowflake(t *testing.T) {
 // another store of the configuration is down: it prints its ids; a generator on
 // the down store fails with a message that names the store and is no config error.
 func TestNext_AnotherStoreDown(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, billConfig+`    remote: { strategy: segment, store: down }
 `)
 	cfg := strings.Replace(mustRead(t, filepath.Join(dir, "cosid.yaml")), "  generators:\n",

@@ -77,6 +77,7 @@ func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, co
 // the working directory: the second run goes on where the first stopped, nothing
 // burned.
 func TestNext_ContinuesAcrossRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, want := range []string{"1\n2\n3\n", "4\n5\n6\n"} {
 		out, errOut, code := runCLI(t, dir, "next", "order", "-n", "3")
@@ -95,6 +96,7 @@ func TestNext_ContinuesAcrossRuns(t *testing.T) {
 }
 
 func TestNext_BadInputExits1(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args    []string
 		mention string
@@ -128,6 +130,7 @@ func TestNext_BadInputExits1(t *testing.T) {
 // version and, in a git checkout, the revision it was built from. (The go command
 // records no revision in a git worktree, whose .git is a file, nor without git.)
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	bin := builtCLI(t)
 	rev, _ := exec.Command("git", "rev-parse", "HEAD").Output()
 	top, _ := exec.Command("git", "rev-parse", "--show-toplevel").Output()
@@ -149,6 +152,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestInferDriver(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ dsn, driver string }{
 		{"postgres://u@h:5432/db", "pgx"},
 		{"postgresql://u@h/db", "pgx"},
@@ -194,6 +198,7 @@ func writeConfig(t *testing.T, text string) string {
 // TestNext_ConfiguredGeneratorsPrintTheirText runs cosid next on a cosid.yaml in the
 // working directory: a periodic segment prints its codec's text.
 func TestNext_ConfiguredGeneratorsPrintTheirText(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, billConfig)
 	out, errOut, code := runCLI(t, dir, "next", "bill", "-n", "2")
 	day := `\d{8}`
@@ -214,6 +219,7 @@ func TestNext_ConfiguredGeneratorsPrintTheirText(t *testing.T) {
 }
 
 func TestDecode_PrintsJSON(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, billConfig)
 	tests := []struct {
 		args []string
@@ -249,6 +255,7 @@ func TestDecode_PrintsJSON(t *testing.T) {
 }
 
 func TestConfigCheck(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, billConfig)
 	out, errOut, code := runCLI(t, dir, "config", "check")
 	if code != 0 || !strings.Contains(out, "cosid.yaml: ok, namespace app, 1 store, 2 generators") ||
@@ -268,6 +275,7 @@ func TestConfigCheck(t *testing.T) {
 }
 
 func TestSchema(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := runCLI(t, t.TempDir(), "schema", "--dialect", "postgresql", "--range-table", "ids.ranges")
 	if code != 0 || !strings.Contains(out, `"ids"."ranges"`) || !strings.Contains(out, "cosid_slot") {
 		t.Errorf("schema = %q (exit %d, stderr %q)", out, code, errOut)

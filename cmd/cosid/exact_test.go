@@ -52,7 +52,7 @@ func TestConfigCheckOpen_ReservesNothing(t *testing.T) {
 	for range 2 {
 		out, errOut, code := runCLI(t, dir, "config", "check", "--open")
 		if code != 0 || !regexp.MustCompile(`db\s+sql\s+ok, leases slots`).MatchString(out) ||
-			!regexp.MustCompile(`event\s+db\s+ok`).MatchString(out) {
+			!regexp.MustCompile(`event\s+db\s+ok \(no slot leased\)`).MatchString(out) {
 			t.Fatalf("config check --open = %q (exit %d, stderr %q)", out, code, errOut)
 		}
 	}

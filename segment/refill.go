@@ -326,7 +326,7 @@ type failureState struct {
 	count   int       // failures in a row
 	since   time.Time // the first of them
 	lastErr error     // the latest failure
-	fatal   error // a failure that no retry can mend: sealed, exhausted, refused
+	fatal   error     // a failure that no retry can mend: sealed, exhausted, refused
 	backoff time.Duration
 	retryAt time.Time
 	retry   *time.Timer // the background retry at retryAt

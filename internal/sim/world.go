@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -374,57 +373,64 @@ func (m *machine) burst() {
 	if m.kind != segKind {
 		n = 1 + w.rng.IntN(20_000)
 	}
-	made, errs := 0, 0
-	var lastErr error
 	before := m.clock.Now()
 	m.observeClock()
+	var made int
+	var err error
 	switch m.kind {
 	case segKind:
-		for range n {
+		made, err = repeat(n, func() error {
 			v, err := m.seg.Next()
-			if err != nil {
-				errs, lastErr = errs+1, err
-				break
+			if err == nil {
+				w.mix(uint64(v))
+				w.check.segmentID(m, m.key, v)
 			}
-			made++
-			w.mix(uint64(v))
-			w.check.segmentID(m, m.key, v)
-		}
+			return err
+		})
 	case periodicKind:
 		lo := segment.YearMonthDay.Key(before.In(w.zone))
-		for range n {
+		made, err = repeat(n, func() error {
 			id, err := m.per.Next()
-			if err != nil {
-				errs, lastErr = errs+1, err
-				if w.cfg.CheckEarlySeal && errors.Is(err, store.ErrSealed) {
-					w.checkSeal(m)
-				}
-				break
+			if err == nil {
+				w.mix(hashString(id.Period) ^ uint64(id.Value))
+				m.observeClock()
+				w.check.periodicID(m, id, lo, segment.YearMonthDay.Key(m.maxSeen.In(w.zone)))
 			}
-			made++
-			w.mix(hashString(id.Period) ^ uint64(id.Value))
-			m.observeClock()
-			w.check.periodicID(m, id, lo, segment.YearMonthDay.Key(m.maxSeen.In(w.zone)))
+			return err
+		})
+		if w.cfg.CheckEarlySeal && errors.Is(err, store.ErrSealed) {
+			w.checkSeal(m)
 		}
 	case snowKind:
-		for range n {
+		made, err = repeat(n, func() error {
 			v, err := m.sf.Next()
-			if err != nil {
-				errs, lastErr = errs+1, err
-				break
+			if err == nil {
+				w.mix(uint64(v))
+				w.check.snowflakeID(m, v)
 			}
-			made++
-			w.mix(uint64(v))
-			w.check.snowflakeID(m, v)
-		}
-		if errs > 0 && strings.Contains(lastErr.Error(), "lease") {
+			return err
+		})
+		if errors.Is(err, snowflake.ErrLeaseLost) {
 			m.stop() // a generator that lost its lease is done; a new one acquires again
 		}
 	}
 	m.observeClock()
 	w.res.IDs += int64(made)
-	w.res.Errors += int64(errs)
-	w.note("%s made %d ids (err %v)", m, made, lastErr)
+	if err != nil {
+		w.res.Errors++
+	}
+	w.note("%s made %d ids (err %v)", m, made, err)
+}
+
+// repeat calls next n times, or until it fails, and returns how many calls
+// succeeded and the error.
+func repeat(n int, next func() error) (int, error) {
+	for i := range n {
+		if err := next(); err != nil {
+			return i, err
+		}
+	}
+	return n, nil
 }
 
 // sealAfter is the periodic machines' PeriodicPolicy.SealAfter.

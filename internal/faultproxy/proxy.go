@@ -2,6 +2,10 @@
 // store and its server and, on command, delays the bytes, holds them (half-open
 // connections: the peer sees no close and no data, as behind a dead switch), or
 // resets every connection and refuses new ones.
+//
+// The package's tests hold the fault harness too: generators in two OS processes
+// on PostgreSQL and MariaDB through the proxy, SIGKILL loops, and SIGSTOP past a
+// Snowflake lease (see docs/uniqueness.md).
 package faultproxy
 
 import (

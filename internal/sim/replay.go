@@ -10,7 +10,7 @@ import (
 var plantTags []string
 
 // ReplayCommand returns the command that plays seed's schedule again in test, with
-// env (such as "COSID_SIM_GAPDAYS=1 ") before it.
+// env (variables such as "COSID_SIM_SCHEDULES=1 ") before it.
 func ReplayCommand(seed uint64, test, env string) string {
 	tags := ""
 	if len(plantTags) > 0 {

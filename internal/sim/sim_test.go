@@ -62,7 +62,7 @@ func seeds(t *testing.T, first, n uint64) (uint64, uint64) {
 // every id of each.
 func TestSim(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.GapDays, cfg.CheckEarlySeal = segmentGapDaysFixed, segmentGapDaysFixed
+	cfg.GapDays, cfg.CheckEarlySeal = true, true
 	first, n := seeds(t, envInt(t, "COSID_SIM_BASE", 1), envInt(t, "COSID_SIM_SCHEDULES", 40))
 	if testing.Short() || raceEnabled {
 		n = min(n, 5) // -race runs the generators some ten times slower
@@ -89,8 +89,8 @@ func TestSim(t *testing.T) {
 }
 
 // TestSim_SameSeedSameTrace plays seeds twice and expects the same trace: the same
-// actions at the same simulated times, the same ids in the same order. Until
-// segmentGapDaysFixed, days whose midnight does not exist are left out.
+// actions at the same simulated times, the same ids in the same order, days whose
+// midnight does not exist included.
 func TestSim_SameSeedSameTrace(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.GapDays = true
@@ -103,9 +103,6 @@ func TestSim_SameSeedSameTrace(t *testing.T) {
 	for seed := first; seed < first+n; seed++ {
 		a := play(t, cfg, seed)
 		report(t, a, "")
-		if a.GapDay && !segmentGapDaysFixed {
-			continue
-		}
 		b := play(t, cfg, seed)
 		if a.Trace != b.Trace || a.IDs != b.IDs {
 			t.Errorf("seed %d (zone %s): two runs differ: trace %x with %d ids, then %x with %d ids", seed, a.Zone, a.Trace, a.IDs, b.Trace, b.IDs)
@@ -113,26 +110,14 @@ func TestSim_SameSeedSameTrace(t *testing.T) {
 	}
 }
 
-// segmentGapDaysFixed says whether package segment ends a day whose midnight does
-// not exist at the next day's first instant (issue 8 item 1, branch seg). Until it
-// does, a Periodic seals such a day as soon as it starts, and which of that seal
-// and the first reservations comes first is up to the Go scheduler: schedules on
-// those days are not reproducible, TestSim_EarlySeal_GapDays fails, and so does
-// TestSim at seed 1870 (values of a period out of order). So TestSim leaves those
-// days out until then. Set it to true when branch seg is merged.
-const segmentGapDaysFixed = false
-
 // TestSim_EarlySeal_GapDays plays schedules across days whose midnight does not
 // exist and checks that no period is sealed early.
 func TestSim_EarlySeal_GapDays(t *testing.T) {
-	if !segmentGapDaysFixed && os.Getenv("COSID_SIM_GAPDAYS") == "" {
-		t.Skip("enable after merging branch seg (issue 8 item 1): today it fails with seed 100 (America/Santiago, 2026-09-05)")
-	}
 	cfg := DefaultConfig()
 	cfg.GapDays, cfg.CheckEarlySeal = true, true
 	first, n := seeds(t, 100, 20)
 	for seed := first; seed < first+n; seed++ {
-		report(t, play(t, cfg, seed), "COSID_SIM_GAPDAYS=1 ")
+		report(t, play(t, cfg, seed), "")
 	}
 }
 

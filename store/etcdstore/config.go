@@ -83,7 +83,9 @@ func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
 		}
 		prefix = c.Options.Prefix
 	}
-	cfg := clientv3.Config{Endpoints: c.Endpoints, Username: c.Username, Logger: zap.NewNop()}
+	// The client connects when first used, except that with a username it signs in
+	// at once, within the timeout: a wrong password fails here.
+	cfg := clientv3.Config{Endpoints: c.Endpoints, Username: c.Username, DialTimeout: c.Timeout, Logger: zap.NewNop()}
 	if c.PasswordFile != "" {
 		b, err := os.ReadFile(c.PasswordFile)
 		if err != nil {

@@ -8,11 +8,13 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
 	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/store"
 )
 
 // benchStore returns a store under a prefix of its own on a client of its own, both
@@ -141,6 +143,45 @@ func runReserves(b *testing.B, goroutines int, prefix string, oneKey bool, reser
 			if err := reserve(ctx, key); err != nil {
 				b.Error(err)
 				return
+			}
+		}
+	})
+}
+
+// BenchmarkLease measures an Acquire and a Release of the one slot of a namespace,
+// and a Renew of a held lease, beside one bare etcd transaction.
+func BenchmarkLease(b *testing.B) {
+	st := benchStore(b)
+	ctx := context.Background()
+	req := store.LeaseRequest{Namespace: "bench", OwnerKey: "a", Limit: 1, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
+	b.Run("op=bare", func(b *testing.B) {
+		txn := bareTxn(st.client)
+		for b.Loop() {
+			if err := txn(ctx, st.prefix+"bare"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=acquire+release", func(b *testing.B) {
+		for b.Loop() {
+			l, err := st.Acquire(ctx, req)
+			if err == nil {
+				err = st.Release(ctx, l, l.Floor-1)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=renew", func(b *testing.B) {
+		l, err := st.Acquire(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func() { st.Release(ctx, l, l.Floor-1) }()
+		for b.Loop() {
+			if l, err = st.Renew(ctx, l, time.Minute); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

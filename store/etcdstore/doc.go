@@ -28,9 +28,10 @@
 // process writes costs one round trip per reservation, like a bare transaction; a
 // write by another process costs the next reservation a miss, whose answer brings
 // the key's value for the retry. Reservations of one key in one process take turns
-// instead of racing each other's compare-and-swaps: at 16 goroutines on one hot key
-// the store misses no compare-and-swap, where a plain read and compare-and-swap
-// loop misses about one and a half per reservation. Misses against other processes
+// instead of racing each other's compare-and-swaps: measured here, 16 goroutines of
+// one process on one hot key miss no compare-and-swap and take 0.9 ms per
+// reservation, where a plain loop of read and compare-and-swap misses 6.9 times per
+// reservation and takes 7.3 ms. Misses against other processes
 // are retried at once, then with jittered backoff from the second miss in a row, up
 // to 64 transactions (ErrContention) within the store's timeout.
 //
@@ -65,6 +66,14 @@
 //	          moves row and held key to the new etcd lease; a revoke of the old one
 //	Release   a read; a compare-and-swap that frees the row and deletes the held
 //	          key; a revoke of the etcd lease
+//
+// Measured here on one local etcd 3.4 member, an Acquire and a Release together take
+// about 8 ms and a Renew about 6 ms, where one bare transaction takes 1.3 ms: etcd
+// writes its log for each grant, revoke and transaction.
+//
+// The store test kit runs on a moved clock: moving it forward revokes the etcd leases
+// of the slots that expire by then, which is what etcd does when their TTL passes;
+// a test of its own lets etcd expire a lease while clients run a day apart.
 //
 // Rows are made when their slot is first taken, so a namespace of store.MaxSlots
 // costs nothing up front; an Acquire reads every row the namespace has.

@@ -234,7 +234,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 		return store.Lease{}, fmt.Errorf("%s: renew slot %d of namespace %q: %w", s.name, l.Slot, l.Namespace, err)
 	}
 	var renewed store.Lease
-	err = s.change(ctx, "renew", l, func(g *grant, m meta, r row) (row, error) {
+	err = s.change(ctx, "renew", l, func(ctx context.Context, g *grant, m meta, r row) (row, error) {
 		if err := g.ensure(ctx, ttlSec); err != nil {
 			return row{}, err
 		}
@@ -255,7 +255,7 @@ func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) er
 	if err := store.CheckLease(l); err != nil {
 		return fmt.Errorf("%s: release: %w", s.name, err)
 	}
-	return s.change(ctx, "release", l, func(_ *grant, _ meta, r row) (row, error) {
+	return s.change(ctx, "release", l, func(_ context.Context, _ *grant, _ meta, r row) (row, error) {
 		freed, err := r.Release(lastUsedMs)
 		return row{freed, 0}, err
 	})
@@ -266,7 +266,7 @@ func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) er
 // when another call changed them in between, it reads again. It fails with
 // ErrLeaseLost once the row is no longer l's. The etcd lease that the old row named
 // is revoked once the swap is done.
-func (s *Store) change(ctx context.Context, op string, l store.Lease, f func(*grant, meta, row) (row, error)) error {
+func (s *Store) change(ctx context.Context, op string, l store.Lease, f func(context.Context, *grant, meta, row) (row, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	defer cancel()
 	g := &grant{s: s}
@@ -288,7 +288,7 @@ func (s *Store) change(ctx context.Context, op string, l store.Lease, f func(*gr
 			break
 		}
 		var next row
-		if next, err = f(g, m, old); err != nil {
+		if next, err = f(ctx, g, m, old); err != nil {
 			break
 		}
 		var heldRev int64

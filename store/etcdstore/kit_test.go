@@ -13,6 +13,7 @@ import (
 // TestRangeStoreKit runs the store test kit; two Stores, each with a client of its
 // own, stand in for two processes.
 func TestRangeStoreKit(t *testing.T) {
+	t.Parallel()
 	ep, prefix := endpoint(t), newPrefix()
 	storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore { return openStore(t, ep, prefix) })
 }
@@ -39,6 +40,7 @@ func (s movedStore) MoveClock(d time.Duration) {
 // etcd leases it passes instead of waiting for them; two Stores, each with a client
 // of its own, stand in for two processes.
 func TestSlotLeaseStoreKit(t *testing.T) {
+	t.Parallel()
 	ep, prefix := endpoint(t), newPrefix()
 	clock := new(etcdstore.Clock)
 	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {

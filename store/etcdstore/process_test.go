@@ -126,6 +126,7 @@ func runChildren(t *testing.T, role, name string) [][]int64 {
 // TestTwoProcesses_S1_NoOverlap reserves one key from two real processes at once,
 // each from several goroutines: no value is handed out twice.
 func TestTwoProcesses_S1_NoOverlap(t *testing.T) {
+	t.Parallel()
 	ranges := runChildren(t, "reserve", "procs")
 	if want := 2 * childGoroutines * childRounds; len(ranges) != want {
 		t.Errorf("the children reserved %d ranges, want %d", len(ranges), want)
@@ -142,6 +143,7 @@ func TestTwoProcesses_S1_NoOverlap(t *testing.T) {
 // processes at once: every slot's fences run 1, 2, 3, … with no fence given twice
 // (L1, L2), and each owner's floor lies above the last stamp of the one before (L3).
 func TestTwoProcesses_L2L3_Handover(t *testing.T) {
+	t.Parallel()
 	leases := runChildren(t, "lease", "procs")
 	if len(leases) < childRounds {
 		t.Errorf("the children leased %d times, want at least %d", len(leases), childRounds)

@@ -221,10 +221,12 @@ func (s *Store) createNamespace(ctx context.Context, keys nsKeys, m meta) error 
 	return err
 }
 
-// Renew implements store.SlotLeaseStore: it reads the lease's row, grants an etcd
-// lease for ttl, and moves the row and its held key to it with a compare-and-swap
-// on both as read; then it revokes the etcd lease it replaced. A lease that etcd
-// expired is renewed as long as no other acquisition took its slot.
+// Renew implements store.SlotLeaseStore: it reads the lease's row and keeps its etcd
+// lease alive, then extends the row with a compare-and-swap on it and its held key
+// as read. When the etcd lease is gone (etcd expired it) or has another TTL, Renew
+// grants one for ttl instead, moves the held key to it in the compare-and-swap, and
+// revokes the one it replaced. A lease that etcd expired is renewed as long as no
+// other acquisition took its slot.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
 	if err := store.CheckRenew(l, ttl); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.name, err)
@@ -234,7 +236,22 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 		return store.Lease{}, fmt.Errorf("%s: renew slot %d of namespace %q: %w", s.name, l.Slot, l.Namespace, err)
 	}
 	var renewed store.Lease
-	err = s.change(ctx, "renew", l, func(ctx context.Context, g *grant, m meta, r row) (row, error) {
+	err = s.change(ctx, "renew", l, func(ctx context.Context, g *grant, m meta, r row, held bool) (row, error) {
+		if held && r.EtcdLease != 0 {
+			// Keep the slot's etcd lease alive when it was granted for this TTL: one
+			// round trip and no write of etcd's log. The slot is held ttlSec from
+			// the keep-alive, later than nowMs. Had the lease another TTL, it is
+			// replaced below; a keep-alive that the row then does not follow only
+			// keeps the slot held longer.
+			nowMs := s.now().UnixMilli()
+			if resp, err := s.client.KeepAliveOnce(ctx, r.EtcdLease); err == nil && resp.TTL == ttlSec {
+				next := row{r.Renew(nowMs, slotrow.MillisUp(ttl), m.ToleranceMs), r.EtcdLease}
+				renewed = next.Lease(l.Namespace, l.Slot, nowMs)
+				return next, nil
+			} else if ctx.Err() != nil {
+				return row{}, err
+			}
+		}
 		if err := g.ensure(ctx, ttlSec); err != nil {
 			return row{}, err
 		}
@@ -255,7 +272,7 @@ func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) er
 	if err := store.CheckLease(l); err != nil {
 		return fmt.Errorf("%s: release: %w", s.name, err)
 	}
-	return s.change(ctx, "release", l, func(_ context.Context, _ *grant, _ meta, r row) (row, error) {
+	return s.change(ctx, "release", l, func(_ context.Context, _ *grant, _ meta, r row, _ bool) (row, error) {
 		freed, err := r.Release(lastUsedMs)
 		return row{freed, 0}, err
 	})
@@ -266,7 +283,7 @@ func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) er
 // when another call changed them in between, it reads again. It fails with
 // ErrLeaseLost once the row is no longer l's. The etcd lease that the old row named
 // is revoked once the swap is done.
-func (s *Store) change(ctx context.Context, op string, l store.Lease, f func(context.Context, *grant, meta, row) (row, error)) error {
+func (s *Store) change(ctx context.Context, op string, l store.Lease, f func(ctx context.Context, g *grant, m meta, r row, held bool) (row, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	defer cancel()
 	g := &grant{s: s}
@@ -287,22 +304,25 @@ func (s *Store) change(ctx context.Context, op string, l store.Lease, f func(con
 		if err != nil {
 			break
 		}
-		var next row
-		if next, err = f(ctx, g, m, old); err != nil {
-			break
-		}
 		var heldRev int64
 		if kvs := resp.Responses[2].GetResponseRange().GetKvs(); len(kvs) > 0 {
 			heldRev = kvs[0].ModRevision
 		}
-		hold := clientv3.OpDelete(holdKey)
-		if next.EtcdLease != 0 {
-			hold = clientv3.OpPut(holdKey, next.Incarnation, clientv3.WithLease(next.EtcdLease))
+		var next row
+		if next, err = f(ctx, g, m, old, heldRev != 0); err != nil {
+			break
+		}
+		ops := []clientv3.Op{clientv3.OpPut(rowKey, next.encode())}
+		switch {
+		case next.EtcdLease == 0:
+			ops = append(ops, clientv3.OpDelete(holdKey))
+		case next.EtcdLease != old.EtcdLease || heldRev == 0:
+			ops = append(ops, clientv3.OpPut(holdKey, next.Incarnation, clientv3.WithLease(next.EtcdLease)))
 		}
 		resp, err = s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(rowKey), "=", resp.Responses[1].GetResponseRange().GetKvs()[0].ModRevision),
 				clientv3.Compare(clientv3.ModRevision(holdKey), "=", heldRev)).
-			Then(clientv3.OpPut(rowKey, next.encode()), hold).
+			Then(ops...).
 			Commit()
 		if err == nil && resp.Succeeded {
 			g.used = true

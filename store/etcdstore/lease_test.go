@@ -148,3 +148,30 @@ func TestLeases_CorruptRow(t *testing.T) {
 		t.Errorf("Acquire with corrupt settings: %v, want ErrCorrupt", err)
 	}
 }
+
+// TestRenew_SameTTLKeepsEtcdLease renews a lease for the TTL it was acquired with: the
+// slot keeps its etcd lease, kept alive instead of replaced.
+func TestRenew_SameTTLKeepsEtcdLease(t *testing.T) {
+	ep, prefix := endpoint(t), newPrefix()
+	st, c := openStore(t, ep, prefix), newClient(t, ep)
+	l, err := st.Acquire(t.Context(), leaseRequest("keep", "a", time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := etcdLeaseOf(t, c, prefix, "keep")
+	for range 3 {
+		if l, err = st.Renew(t.Context(), l, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if got := etcdLeaseOf(t, c, prefix, "keep"); got != id {
+			t.Fatalf("a renewal for the same TTL moved the slot from etcd lease %x to %x", id, got)
+		}
+	}
+	if _, err := st.Acquire(t.Context(), leaseRequest("keep", "b", time.Hour)); !errors.Is(err, store.ErrNoFreeSlot) {
+		t.Errorf("Acquire of the renewed slot: %v, want ErrNoFreeSlot", err)
+	}
+	if err := st.Release(t.Context(), l, l.Floor); err != nil {
+		t.Fatal(err)
+	}
+	checkRevoked(t, c, id, "of a released slot")
+}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -119,33 +119,33 @@ func BenchmarkReserve_HotKey(b *testing.B) {
 	}
 }
 
-// runReserves runs reserve b.N times on goroutines goroutines, each with a key of its
-// own or all on one.
+// runReserves runs b.N reservations split among goroutines goroutines, each on a key
+// of its own or all on one. The context can be canceled, as the one a generator
+// passes to a store.
 func runReserves(b *testing.B, goroutines int, prefix string, oneKey bool, reserve func(ctx context.Context, key string) error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if goroutines == 1 {
-		for b.Loop() {
-			if err := reserve(ctx, prefix+"/0"); err != nil {
-				b.Fatal(err)
-			}
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for g := range goroutines {
+		n := b.N / goroutines
+		if g < b.N%goroutines {
+			n++
 		}
-		return
-	}
-	b.SetParallelism((goroutines + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-	var id atomic.Int64
-	b.RunParallel(func(pb *testing.PB) {
-		key := fmt.Sprintf("%s/%d", prefix, id.Add(1))
+		key := prefix + "/" + strconv.Itoa(g)
 		if oneKey {
 			key = prefix + "/hot"
 		}
-		for pb.Next() {
-			if err := reserve(ctx, key); err != nil {
-				b.Error(err)
-				return
+		wg.Go(func() {
+			for range n {
+				if err := reserve(ctx, key); err != nil {
+					b.Error(err)
+					return
+				}
 			}
-		}
-	})
+		})
+	}
+	wg.Wait()
 }
 
 // BenchmarkLease measures an Acquire and a Release of the one slot of a namespace,

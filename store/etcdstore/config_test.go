@@ -1,59 +1,57 @@
 package etcdstore_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/strictyaml"
+	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/store"
 )
 
-// spec returns the Spec of a store entry whose settings are text, decoded as the
-// root package decodes them.
-func spec(text string) store.Spec {
-	return store.Spec{Name: "kv", Path: "cosid.stores.kv", Decode: func(v any) error {
-		node, err := strictyaml.Parse([]byte(text))
-		if err != nil {
-			return err
-		}
-		return strictyaml.Decode(node, "cosid.stores.kv", v)
-	}}
+// openConfig opens, through the root package, a configuration whose one store, kv,
+// has the settings text, and whose one generator, order, is a segment on it.
+func openConfig(t *testing.T, settings string) (*cosid.Runtime, error) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("cosid:\n  stores:\n    kv:\n      type: etcd\n")
+	for line := range strings.Lines(settings) {
+		b.WriteString("      " + line)
+	}
+	b.WriteString("\n  generators:\n    order: { strategy: segment, store: kv, step: 10 }\n")
+	cfg, err := cosid.ParseConfig([]byte(b.String()))
+	if err != nil {
+		return nil, err
+	}
+	return cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
 }
 
+// TestConfig_OpensEtcdStore opens a configuration with a store of type etcd and takes
+// ids of a generator on it: the ranges lie under the configured prefix.
 func TestConfig_OpensEtcdStore(t *testing.T) {
 	ep, prefix := endpoint(t), newPrefix()
-	open, ok := store.Lookup("etcd")
-	if !ok {
-		t.Fatal(`store type "etcd" is not registered`)
-	}
-	st, err := open(context.Background(), spec("endpoints: ["+ep+"]\ntimeout: 3s\noptions: { prefix: "+prefix+" }"))
+	rt, err := openConfig(t, "endpoints: ["+ep+"]\ntimeout: 3s\noptions: { prefix: "+prefix+" }")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	if got := st.(store.Timeouter).Timeout().String(); got != "3s" {
-		t.Errorf("timeout = %s, want 3s", got)
+	defer rt.Close()
+	if id, err := rt.Next("order"); err != nil || id != "1" {
+		t.Fatalf("Next = %q, %v; want 1", id, err)
 	}
-	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
-		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
+	resp, err := newClient(t, ep).Get(t.Context(), prefix+"cosid/order/next") // the default namespace, then the name
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("the generator's key under the configured prefix: %v, %v", resp, err)
 	}
-	c := newClient(t, ep)
-	if resp, err := c.Get(t.Context(), prefix+"k/next"); err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "7" {
-		t.Errorf("the key under the configured prefix: %v, %v; want 7", resp, err)
-	}
-	if _, ok := st.(store.SlotLeaseStore); !ok {
-		t.Error("the store leases no slots")
+	if open, ok := store.Lookup("etcd"); !ok || open == nil {
+		t.Error(`store type "etcd" is not registered`)
 	}
 }
 
 // TestConfig_ErrorsNameTheField checks that every bad entry fails with an error that
 // names its path, the field and what it allows.
 func TestConfig_ErrorsNameTheField(t *testing.T) {
-	open, _ := store.Lookup("etcd")
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "ca.pem")
 	if err := os.WriteFile(notPEM, []byte("no certificate"), 0o600); err != nil {
@@ -79,13 +77,13 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := open(context.Background(), spec(tc.yaml))
+			rt, err := openConfig(t, tc.yaml)
 			if err == nil {
-				st.Close()
+				rt.Close()
 				t.Fatal("opened, want an error")
 			}
-			if !errors.Is(err, store.ErrInvalidArgument) {
-				t.Errorf("error does not wrap ErrInvalidArgument: %v", err)
+			if !errors.Is(err, cosid.ErrConfig) {
+				t.Errorf("error does not wrap ErrConfig: %v", err)
 			}
 			for _, m := range tc.mention {
 				if !strings.Contains(err.Error(), m) {
@@ -100,17 +98,16 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 // The test server has no users: it takes any sign-in.
 func TestConfig_PasswordFile(t *testing.T) {
 	ep := endpoint(t)
-	open, _ := store.Lookup("etcd")
 	path := filepath.Join(t.TempDir(), "pw")
 	if err := os.WriteFile(path, []byte("secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := open(context.Background(), spec("endpoints: ["+ep+"]\nusername: cosid\npassword-file: "+path+"\noptions: { prefix: "+newPrefix()+" }"))
+	rt, err := openConfig(t, "endpoints: ["+ep+"]\nusername: cosid\npassword-file: "+path+"\noptions: { prefix: "+newPrefix()+" }")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	if _, err := st.Reserve(t.Context(), "k", 1, 0); err != nil {
+	defer rt.Close()
+	if _, err := rt.Next("order"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -105,7 +105,11 @@ func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: etcdstore: making a client of %v: %w", spec.Path, c.Endpoints, err)
 	}
-	st, err := newStore(client, true, []Option{WithPrefix(prefix), WithTimeout(c.Timeout), WithLogger(spec.Logger)})
+	opts := []Option{WithPrefix(prefix), WithTimeout(c.Timeout)}
+	if spec.Logger != nil {
+		opts = append(opts, WithLogger(spec.Logger))
+	}
+	st, err := newStore(client, true, opts)
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("%s: %w", spec.Path, err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -203,5 +204,28 @@ func TestNew_BadOptions(t *testing.T) {
 	st, err := etcdstore.New(c)
 	if err != nil || st.Prefix() != etcdstore.DefaultPrefix || st.Timeout() != etcdstore.DefaultTimeout {
 		t.Errorf("New = %v, %v; want prefix %q and timeout %v", st, err, etcdstore.DefaultPrefix, etcdstore.DefaultTimeout)
+	}
+}
+
+// TestClose_LeavesClientOpen closes a store on the application's client: its calls
+// fail with ErrClosed, and the client still serves.
+func TestClose_LeavesClientOpen(t *testing.T) {
+	ep := endpoint(t)
+	c := newClient(t, ep)
+	st, err := etcdstore.New(c, etcdstore.WithPrefix(newPrefix()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Reserve(t.Context(), "k", 1, 0); !errors.Is(err, etcdstore.ErrClosed) {
+		t.Errorf("Reserve after Close: %v, want ErrClosed", err)
+	}
+	if _, err := st.Acquire(t.Context(), leaseRequest("ns", "a", time.Minute)); !errors.Is(err, etcdstore.ErrClosed) {
+		t.Errorf("Acquire after Close: %v, want ErrClosed", err)
+	}
+	if _, err := c.Get(t.Context(), "/cosid-test/"); err != nil {
+		t.Errorf("the client after the store's Close: %v", err)
 	}
 }

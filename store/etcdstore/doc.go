@@ -31,9 +31,9 @@
 // instead of racing each other's compare-and-swaps: measured here, 16 goroutines of
 // one process on one hot key miss no compare-and-swap and take 0.9 ms per
 // reservation, where a plain loop of read and compare-and-swap misses 6.9 times per
-// reservation and takes 7.3 ms. Misses against other processes
-// are retried at once, then with jittered backoff from the second miss in a row, up
-// to 64 transactions (ErrContention) within the store's timeout.
+// reservation and takes 7.3 ms. Misses against other processes are retried at
+// once, then with jittered backoff from the second miss in a row, up to 64
+// transactions (ErrContention) within the store's timeout.
 //
 // # Slot leases and the store clock
 //

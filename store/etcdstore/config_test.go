@@ -12,7 +12,8 @@ import (
 )
 
 // openConfig opens, through the root package, a configuration whose one store, kv,
-// has the settings text, and whose one generator, order, is a segment on it.
+// has the settings text, with two generators on it: order, a segment, and event, a
+// snowflake generator.
 func openConfig(t *testing.T, settings string) (*cosid.Runtime, error) {
 	t.Helper()
 	var b strings.Builder
@@ -20,7 +21,7 @@ func openConfig(t *testing.T, settings string) (*cosid.Runtime, error) {
 	for line := range strings.Lines(settings) {
 		b.WriteString("      " + line)
 	}
-	b.WriteString("\n  generators:\n    order: { strategy: segment, store: kv, step: 10 }\n")
+	b.WriteString("\n  generators:\n    order: { strategy: segment, store: kv, step: 10 }\n    event: { strategy: snowflake, store: kv, slots: 4 }\n")
 	cfg, err := cosid.ParseConfig([]byte(b.String()))
 	if err != nil {
 		return nil, err
@@ -29,7 +30,7 @@ func openConfig(t *testing.T, settings string) (*cosid.Runtime, error) {
 }
 
 // TestConfig_OpensEtcdStore opens a configuration with a store of type etcd and takes
-// ids of a generator on it: the ranges lie under the configured prefix.
+// ids of its generators: the range and the slot lie under the configured prefix.
 func TestConfig_OpensEtcdStore(t *testing.T) {
 	ep, prefix := endpoint(t), newPrefix()
 	rt, err := openConfig(t, "endpoints: ["+ep+"]\ntimeout: 3s\noptions: { prefix: "+prefix+" }")
@@ -43,6 +44,12 @@ func TestConfig_OpensEtcdStore(t *testing.T) {
 	resp, err := newClient(t, ep).Get(t.Context(), prefix+"cosid/order/next") // the default namespace, then the name
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("the generator's key under the configured prefix: %v, %v", resp, err)
+	}
+	if id, err := rt.Next("event"); err != nil || id == "" {
+		t.Errorf("Next of the snowflake generator = %q, %v", id, err)
+	}
+	if resp, err := newClient(t, ep).Get(t.Context(), prefix+"cosid/event/held/0"); err != nil || len(resp.Kvs) != 1 {
+		t.Errorf("the held key of the snowflake generator's slot: %v, %v", resp, err)
 	}
 	if open, ok := store.Lookup("etcd"); !ok || open == nil {
 		t.Error(`store type "etcd" is not registered`)

@@ -8,3 +8,6 @@ import (
 	_ "github.com/microsoft/go-mssqldb"
 	_ "modernc.org/sqlite"
 )
+
+// The stores of types that are not SQL register themselves when imported.
+import _ "github.com/cosid-go/cosid/store/etcdstore"

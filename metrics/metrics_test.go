@@ -1,0 +1,150 @@
+package metrics_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/cosid-go/cosid/metrics"
+	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/memstore"
+)
+
+func newMetrics(t *testing.T) (*metrics.Metrics, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, reg
+}
+
+func TestSegment_ReservationsByStoreAndKey(t *testing.T) {
+	m, reg := newMetrics(t)
+	o := m.Segment("db")
+	o.Reserved("app/order", store.Range{Start: 1, End: 101}, 2*time.Millisecond)
+	o.Reserved("app/order", store.Range{Start: 101, End: 301}, 3*time.Millisecond)
+	o.RefillFailed("app/order", errors.New("down"), time.Second)
+	o.Waited("app/order", time.Millisecond)
+	want := `
+# HELP cosid_reservations_total Ranges reserved from a store, by store and key.
+# TYPE cosid_reservations_total counter
+cosid_reservations_total{key="app/order",store="db"} 2
+# HELP cosid_reserved_ids_total Ids in the ranges reserved, by store and key: the ids a generator may issue.
+# TYPE cosid_reserved_ids_total counter
+cosid_reserved_ids_total{key="app/order",store="db"} 300
+# HELP cosid_reservation_failures_total Reservations that failed, by store and key.
+# TYPE cosid_reservation_failures_total counter
+cosid_reservation_failures_total{key="app/order",store="db"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"cosid_reservations_total", "cosid_reserved_ids_total", "cosid_reservation_failures_total"); err != nil {
+		t.Error(err)
+	}
+	if n := testutil.CollectAndCount(reg, "cosid_reservation_seconds", "cosid_caller_wait_seconds"); n != 2 {
+		t.Errorf("%d latency series, want 2", n)
+	}
+}
+
+// TestSegment_ObserverOfARealGenerator plugs the option into a generator on a
+// memory store: its first reservation shows.
+func TestSegment_ObserverOfARealGenerator(t *testing.T) {
+	m, reg := newMetrics(t)
+	p := segment.DefaultBatchPolicy()
+	g, err := segment.New(memstore.New(), "app/real", p, m.SegmentOption("mem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := sum(t, reg, "cosid_reservations_total"); n < 1 {
+		t.Errorf("cosid_reservations_total = %v after a Next, want ≥ 1", n)
+	}
+}
+
+// sum returns the sum of the counter name's series in reg.
+func sum(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			for _, mt := range mf.GetMetric() {
+				n += mt.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
+}
+
+func TestLeases_HeldAndEvents(t *testing.T) {
+	m, reg := newMetrics(t)
+	o := m.Leases()
+	l := store.Lease{Namespace: "app/event", Slot: 3}
+	o.LeaseAcquired(l)
+	o.LeaseRenewed(l)
+	o.LeaseRenewed(l)
+	o.LeaseAcquired(store.Lease{Namespace: "app/event", Slot: 4})
+	o.LeaseLost(l, store.ErrLeaseLost)
+	want := `
+# HELP cosid_leases_held Slot leases held by this process, by namespace.
+# TYPE cosid_leases_held gauge
+cosid_leases_held{namespace="app/event"} 1
+# HELP cosid_lease_events_total Slot lease events (acquired, renewed, lost, released), by namespace.
+# TYPE cosid_lease_events_total counter
+cosid_lease_events_total{event="acquired",namespace="app/event"} 2
+cosid_lease_events_total{event="lost",namespace="app/event"} 1
+cosid_lease_events_total{event="renewed",namespace="app/event"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "cosid_leases_held", "cosid_lease_events_total"); err != nil {
+		t.Error(err)
+	}
+	o.LeaseReleased(store.Lease{Namespace: "app/event", Slot: 4})
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP cosid_leases_held Slot leases held by this process, by namespace.
+# TYPE cosid_leases_held gauge
+cosid_leases_held{namespace="app/event"} 0
+`), "cosid_leases_held"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestHTTP_RequestsByRouteAndCode(t *testing.T) {
+	m, reg := newMetrics(t)
+	m.ObserveHTTP("GET /v1/generators/{name}/next", 200, time.Millisecond)
+	m.ObserveHTTP("GET /v1/generators/{name}/next", 404, time.Millisecond)
+	m.ObserveHTTP("GET /v1/generators/{name}/next", 200, time.Millisecond)
+	want := `
+# HELP cosid_http_requests_total HTTP requests served, by route and status code.
+# TYPE cosid_http_requests_total counter
+cosid_http_requests_total{code="200",route="GET /v1/generators/{name}/next"} 2
+cosid_http_requests_total{code="404",route="GET /v1/generators/{name}/next"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "cosid_http_requests_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestNew_TwiceOnOneRegistryFails(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if _, err := metrics.New(reg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := metrics.New(reg); err == nil {
+		t.Error("a second New on one registry succeeded; its collectors would clash")
+	}
+}

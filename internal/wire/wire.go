@@ -89,7 +89,7 @@ var ErrRemote = errors.New("server error")
 // ErrRemote.
 func AsError(status int, e Error) error {
 	if s := Sentinel(e.Code); s != nil {
-		return fmt.Errorf("%s: %w", e.Message, s)
+		return &sentinelError{msg: e.Message, sentinel: s}
 	}
 	switch e.Code {
 	case CodeUnavailable:
@@ -99,6 +99,16 @@ func AsError(status int, e Error) error {
 	}
 	return fmt.Errorf("%w: %d %s: %s", ErrRemote, status, e.Code, e.Message)
 }
+
+// sentinelError is a store's error that came over the wire: the server's message,
+// matching the sentinel it named.
+type sentinelError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *sentinelError) Error() string { return e.msg }
+func (e *sentinelError) Unwrap() error { return e.sentinel }
 
 // ReserveRequest is the body of PathReserve.
 type ReserveRequest struct {

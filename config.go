@@ -25,6 +25,18 @@ type Config struct {
 	Namespace  string                     `yaml:"namespace"`
 	Stores     map[string]StoreConfig     `yaml:"stores"`
 	Generators map[string]GeneratorConfig `yaml:"generators"`
+	// Serve is what `cosid serve` serves besides the generators.
+	Serve ServeConfig `yaml:"serve"`
+}
+
+// ServeConfig is the cosid.serve section:
+//
+//	serve: { store: db }
+type ServeConfig struct {
+	// Store names the entry of cosid.stores whose operations (reserve, seal, and the
+	// slot leases acquire, renew, release) the server offers to remote stores of type
+	// http. Empty offers none.
+	Store string `yaml:"store"`
 }
 
 // DefaultNamespace is the namespace of a Config that names none.
@@ -142,24 +154,35 @@ type rawConfig struct {
 	Namespace  string                     `yaml:"namespace"`
 	Stores     map[string]yaml.Node       `yaml:"stores"`
 	Generators map[string]GeneratorConfig `yaml:"generators"`
+	Serve      ServeConfig                `yaml:"serve"`
 }
 
 // ReadConfig reads and decodes the configuration file at path. Unknown keys and
-// values of the wrong kind are errors that name their YAML path.
+// values of the wrong kind are errors that wrap ErrConfig and name the file and the
+// YAML path; a file that cannot be read is an error of its own (fs.ErrNotExist, …).
 func ReadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cosid: %w", err)
 	}
-	cfg, err := ParseConfig(data)
+	cfg, err := parseConfig(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("cosid: %s: %w", path, err)
+		return Config{}, fmt.Errorf("cosid: %w: %s: %w", ErrConfig, path, err)
 	}
 	return cfg, nil
 }
 
-// ParseConfig decodes a configuration from YAML text.
+// ParseConfig decodes a configuration from YAML text. Its errors wrap ErrConfig and
+// name the YAML path.
 func ParseConfig(data []byte) (Config, error) {
+	cfg, err := parseConfig(data)
+	if err != nil {
+		return Config{}, configErr(err)
+	}
+	return cfg, nil
+}
+
+func parseConfig(data []byte) (Config, error) {
 	root, err := strictyaml.Parse(data)
 	if err != nil {
 		return Config{}, err
@@ -178,7 +201,7 @@ func ParseConfig(data []byte) (Config, error) {
 	if err := strictyaml.Decode(f.Cosid, "cosid", &raw); err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Stores: map[string]StoreConfig{}}
+	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Serve: raw.Serve, Stores: map[string]StoreConfig{}}
 	for name, node := range raw.Stores {
 		sc, err := splitStore(&node, strictyaml.Join("cosid.stores", name))
 		if err != nil {

@@ -35,7 +35,7 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"NoCosidSection", "other: 1\n", "other: unknown key; want one of: cosid"},
 		{"CosidNull", "cosid:\n", "cosid: missing"},
 		{"CosidList", "cosid: [a]\n", "cosid: want a mapping"},
-		{"UnknownTopKey", "cosid: {namspace: x}\n", "cosid.namspace: unknown key; want one of: generators, namespace, stores"},
+		{"UnknownTopKey", "cosid: {namspace: x}\n", "cosid.namspace: unknown key; want one of: generators, namespace, serve, stores"},
 		{"NamespaceTooLong", "cosid: {namespace: " + strings.Repeat("n", 256) + "}\n", "cosid.namespace: "},
 		{"NotYAML", "cosid: {a: [}\n", "yaml"},
 		{"StoreWithoutType", "cosid: {stores: {db: {dsn: x}}}\n", "cosid.stores.db.type: missing; want one of:"},
@@ -127,12 +127,40 @@ func TestConfig_SQLStoreErrorsNameThePath(t *testing.T) {
 		{"{type: sql, driver: oracle, dsn: x}", "cosid.stores.db.driver:"},
 		{"{type: sql, driver: sqlite, dsn: x.db, options: {initschema: true}}", "cosid.stores.db.options.initschema: unknown key"},
 		{"{type: sql, driver: sqlite, dsn: x.db, options: {dialect: db2}}", `cosid.stores.db.options.dialect: invalid argument: "db2" is unknown`},
-		{"{type: sql, driver: sqlite, dsn: x.db}", "cosid.stores.db: "}, // no tables and no initSchema
 	}
 	for _, tc := range tests {
 		_, err := openYAML(t, "cosid:\n  stores:\n    db: "+tc.store+"\n")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Count(err.Error(), "cosid.stores.db") != 1 {
 			t.Errorf("store %s: %v; want one error naming %q once", tc.store, err, tc.want)
 		}
+	}
+}
+
+// TestConfig_ServeNamesALeaseStore checks the serve section at Load: it names a
+// configured store that can serve every operation of the store API.
+func TestConfig_ServeNamesALeaseStore(t *testing.T) {
+	tests := []struct{ name, serve, want string }{
+		{"Ok", "{store: mem}", ""},
+		{"NoStore", "{store: db}", `cosid.serve.store: no store "db"; want one of: mem`},
+		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; want one of: store"},
+		{"NotAMapping", "mem", "cosid.serve: want a mapping"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := cosid.ParseConfig([]byte("cosid:\n" + memStore + "  serve: " + tc.serve + "\n"))
+			if err == nil {
+				err = cfg.Validate()
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.want == "" && cfg.Serve.Store != "mem":
+				t.Errorf("Serve = %+v, want store mem", cfg.Serve)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("Validate: %v; want an error containing %q", err, tc.want)
+			case tc.want != "" && !errors.Is(err, cosid.ErrConfig):
+				t.Errorf("Validate: %v; want it to wrap ErrConfig", err)
+			}
+		})
 	}
 }

@@ -46,7 +46,7 @@ func (rt *Runtime) Fill(ctx context.Context, ptr any) error {
 		}
 		switch f.Type.Kind() {
 		case reflect.Int64:
-			if g.per != nil {
+			if g.plan.strategy == strategyPeriodic {
 				return fmt.Errorf("%s is an int64, but %q is a periodic-segment generator: its ids need a string field", where, name)
 			}
 		case reflect.String:
@@ -62,26 +62,18 @@ func (rt *Runtime) Fill(ctx context.Context, ptr any) error {
 			return fmt.Errorf("cosid: Fill: %w", err)
 		}
 		if t.field.Kind() == reflect.String {
-			text, err := t.gen.next()
+			text, err := t.gen.next(ctx)
 			if err != nil {
-				return err
+				return prefixed(err)
 			}
 			t.field.SetString(text)
 			continue
 		}
-		id, err := t.gen.nextInt()
+		id, err := t.gen.nextInt(ctx)
 		if err != nil {
-			return err
+			return prefixed(err)
 		}
 		t.field.SetInt(id)
 	}
 	return nil
-}
-
-// nextInt returns the next id of a segment or snowflake generator.
-func (g *generator) nextInt() (int64, error) {
-	if g.seg != nil {
-		return g.seg.Next()
-	}
-	return g.snow.Next()
 }

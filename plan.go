@@ -12,6 +12,8 @@ import (
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/sqlstore"
+	"go.yaml.in/yaml/v3"
 )
 
 // The strategies of a generator.
@@ -59,25 +61,97 @@ type plan struct {
 	grouped codec.GroupedCodec // periodic-segment
 }
 
-// Validate checks c without opening anything: the namespace, that every store's type
-// is registered, and every generator's settings, codec and store reference. Open
-// checks the rest: the stores' own settings, and what needs a store. The error wraps
-// ErrConfig and names the YAML path.
+// Validate checks c without I/O, the same checks as Open: the namespace, every
+// store's type and settings, every generator's settings, codec and store reference,
+// that no generator gives up on a reservation before its store's timeout, and the
+// serve section. What it cannot know without I/O (whether a store is reachable, its
+// tables, free slots) is not a configuration error: the generators on such a store
+// answer ErrUnavailable. The error wraps ErrConfig and names the YAML path.
 func (c Config) Validate() error {
+	_, err := c.check()
+	return err
+}
+
+// check validates c and returns the plans of its generators, sorted by name.
+func (c Config) check() ([]*plan, error) {
 	if err := store.CheckKey(c.namespace()); err != nil {
-		return configErr(fmt.Errorf("cosid.namespace: %w", err))
+		return nil, configErr(fmt.Errorf("cosid.namespace: %w", err))
 	}
+	leases := map[string]bool{} // the stores that showed they lease slots
 	for _, name := range sortedKeys(c.Stores) {
 		if _, ok := store.Lookup(c.Stores[name].Type); !ok {
-			return configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
+			return nil, configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
+		}
+		st, err := checkStore(name, c.Stores[name])
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			_, leases[name] = st.(store.SlotLeaseStore)
+			if err := st.Close(); err != nil {
+				return nil, fmt.Errorf("cosid: closing store %q after checking it: %w", name, err)
+			}
+		} else {
+			leases[name] = true // known once it is open
 		}
 	}
+	plans := make([]*plan, 0, len(c.Generators))
 	for _, name := range sortedKeys(c.Generators) {
-		if _, err := c.plan(name); err != nil {
-			return err
+		p, err := c.plan(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.checkTimeout(p); err != nil {
+			return nil, configErr(err)
+		}
+		if p.strategy == strategySnowflake && p.machineID == nil && !leases[p.store] {
+			return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
+		}
+		plans = append(plans, p)
+	}
+	if s := c.Serve.Store; s != "" {
+		if _, ok := c.Stores[s]; !ok {
+			return nil, configErr(fmt.Errorf("cosid.serve.store: no store %q; want one of: %s", s, quotedList(sortedKeys(c.Stores))))
+		}
+		if !leases[s] {
+			return nil, configErr(fmt.Errorf("cosid.serve.store: store %q (type %s) cannot lease slots, which the served store API offers; want a store that can",
+				s, c.Stores[s].Type))
 		}
 	}
-	return nil
+	return plans, nil
+}
+
+// checkTimeout checks that a segment's callers never give up on a reservation that
+// its store may still finish.
+func (c Config) checkTimeout(p *plan) error {
+	if p.strategy == strategySnowflake {
+		return nil
+	}
+	sc := c.Stores[p.store]
+	timeout, path, ok := storeTimeout(sc)
+	if !ok || timeout <= p.batch.ReserveTimeout {
+		return nil
+	}
+	return p.errorf("reserve-timeout", "reserve-timeout %v is below the store's timeout %v (%s): a caller would give up on reservations the store may still finish; raise reserve-timeout or lower the store's timeout",
+		p.batch.ReserveTimeout, timeout, strings.Replace(path, "@", p.store, 1))
+}
+
+// storeTimeout returns the timeout a store's settings give it: its timeout key, or
+// the default of the sql type. The path has @ for the store's name.
+func storeTimeout(sc StoreConfig) (time.Duration, string, bool) {
+	node, err := sc.settingsNode()
+	if err == nil && node.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			if node.Content[i].Value == "timeout" {
+				d, err := time.ParseDuration(node.Content[i+1].Value)
+				return d, "cosid.stores.@.timeout", err == nil
+			}
+		}
+	}
+	if sc.Type == "sql" {
+		return sqlstore.DefaultTimeout, "the default timeout of a store of type sql", true
+	}
+	return 0, "", false
 }
 
 // Codec returns the text form of the segment or snowflake generator name, without

@@ -54,6 +54,7 @@ type Generator struct {
 	failures failureState
 	lastEnd  int64 // the end of the last range the store gave: the next must not start below it
 	meter    rateMeter
+	stats    stats
 }
 
 // span is a range being handed out. used counts the ids taken: every Next writes it,

@@ -174,6 +174,9 @@ func (g *Generator) reserve(f *refill) {
 	default:
 		retryIn = g.failures.fail(err, end, g.retryRefill)
 	}
+	if !closed {
+		g.stats.record(f.size, took, err)
+	}
 	f.err = err
 	close(f.done)
 	g.mu.Unlock()

@@ -101,8 +101,8 @@ type Generator struct {
 	ctx       context.Context // canceled by Close; every renewal runs under it
 	cancel    context.CancelFunc
 
-	leases     store.SlotLeaseStore // nil for NewFixed
-	lease      store.Lease          // owned by the background goroutine until it ends
+	leases     store.SlotLeaseStore        // nil for NewFixed
+	lease      atomic.Pointer[store.Lease] // nil for NewFixed; replaced by the background goroutine
 	ttl        time.Duration
 	renewEvery time.Duration
 	slot       int
@@ -269,8 +269,12 @@ func (g *Generator) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), g.renewEvery)
 	defer cancel()
 	lastMs, _ := g.layout.msOf(last >> g.seqBits)
-	if err := g.leases.Release(ctx, g.lease, lastMs); err != nil {
-		return fmt.Errorf("snowflake: release slot %d of namespace %q: %w", g.slot, g.namespace, err)
+	l := *g.lease.Load()
+	if err := g.leases.Release(ctx, l, lastMs); err != nil {
+		err = fmt.Errorf("snowflake: release slot %d of namespace %q: %w", g.slot, g.namespace, err)
+		g.o.observer.LeaseLost(l, err)
+		return err
 	}
+	g.o.observer.LeaseReleased(l)
 	return nil
 }

@@ -40,6 +40,7 @@ func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Opt
 	}
 	g.o.logger.Info("snowflake: slot acquired", "namespace", lease.Namespace, "owner", lease.OwnerKey,
 		"slot", lease.Slot, "fence", lease.Fence, "floor_ms", lease.Floor)
+	g.o.observer.LeaseAcquired(lease)
 	g.start()
 	return g, nil
 }
@@ -47,7 +48,8 @@ func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Opt
 // useLease makes lease the generator's: its slot the machine, its Floor and Ceiling
 // the bounds of the stamps. It waits for the clock to reach the Floor.
 func (g *Generator) useLease(ctx context.Context, leases store.SlotLeaseStore, req store.LeaseRequest, lease store.Lease) error {
-	g.leases, g.lease, g.ttl, g.renewEvery = leases, lease, req.TTL, req.TTL/3
+	g.leases, g.ttl, g.renewEvery = leases, req.TTL, req.TTL/3
+	g.lease.Store(&lease)
 	g.slot, g.namespace = lease.Slot, lease.Namespace
 	if lease.Slot < 0 || lease.Slot >= req.Limit {
 		return fmt.Errorf("snowflake: the store leased slot %d of namespace %q, outside [0, %d)", lease.Slot, lease.Namespace, req.Limit)
@@ -83,14 +85,15 @@ func (g *Generator) useLease(ctx context.Context, leases store.SlotLeaseStore, r
 // renewLease renews the lease and returns when to renew it next.
 func (g *Generator) renewLease() time.Duration {
 	ctx, cancel := context.WithTimeout(g.ctx, g.renewEvery)
-	l, err := g.leases.Renew(ctx, g.lease, g.ttl)
+	l, err := g.leases.Renew(ctx, *g.lease.Load(), g.ttl)
 	cancel()
 	switch {
 	case err == nil:
-		g.lease = l
+		g.lease.Store(&l)
 		g.raiseCeiling(l.Ceiling)
 		now, _ := g.clock()
 		g.checkSkew(now, l)
+		g.o.observer.LeaseRenewed(l)
 		return g.renewEvery
 	case errors.Is(err, store.ErrLeaseLost):
 		g.halt(fmt.Errorf("snowflake: slot %d of namespace %q: %w: %w", g.slot, g.namespace, ErrLeaseLost, err), true)
@@ -108,6 +111,7 @@ func (g *Generator) renewLease() time.Duration {
 func (g *Generator) reportLost() {
 	err := *g.err.Load()
 	g.o.logger.Error("snowflake: generator stopped", "namespace", g.namespace, "slot", g.slot, "error", err)
+	g.o.observer.LeaseLost(*g.lease.Load(), err)
 	if g.o.onLost != nil {
 		g.o.onLost(err)
 	}

@@ -24,6 +24,7 @@ type options struct {
 	broken    time.Duration
 	logger    *slog.Logger
 	onLost    func(error)
+	observer  Observer
 }
 
 // Defaults of the options.
@@ -48,9 +49,13 @@ func buildOptions(opts []Option) options {
 		spin:      DefaultSpin,
 		broken:    DefaultBroken,
 		logger:    slog.Default(),
+		observer:  noObserver{},
 	}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.observer == nil {
+		o.observer = noObserver{}
 	}
 	return o
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -143,3 +144,7 @@ func (m *Metrics) ObserveHTTP(route string, code int, took time.Duration) {
 	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
 	m.requestTime.WithLabelValues(route).Observe(took.Seconds())
 }
+
+// SnowflakeOption returns the option that reports a Snowflake generator's lease
+// events.
+func (m *Metrics) SnowflakeOption() snowflake.Option { return snowflake.WithObserver(m.Leases()) }

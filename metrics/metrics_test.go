@@ -11,6 +11,7 @@ import (
 
 	"github.com/cosid-go/cosid/metrics"
 	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
 )
@@ -146,5 +147,28 @@ func TestNew_TwiceOnOneRegistryFails(t *testing.T) {
 	}
 	if _, err := metrics.New(reg); err == nil {
 		t.Error("a second New on one registry succeeded; its collectors would clash")
+	}
+}
+
+// TestLeases_ObserverOfARealGenerator plugs the option into a Snowflake generator on
+// a memory store: New acquires, Close releases.
+func TestLeases_ObserverOfARealGenerator(t *testing.T) {
+	m, reg := newMetrics(t)
+	g, err := snowflake.New(t.Context(), memstore.New(), snowflake.DefaultLayout(),
+		snowflake.WithOwnerKey("host-a"), snowflake.WithNamespace("app/event"), m.SnowflakeOption())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+# HELP cosid_lease_events_total Slot lease events (acquired, renewed, lost, released), by namespace.
+# TYPE cosid_lease_events_total counter
+cosid_lease_events_total{event="acquired",namespace="app/event"} 1
+cosid_lease_events_total{event="released",namespace="app/event"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "cosid_lease_events_total"); err != nil {
+		t.Error(err)
 	}
 }

@@ -11,32 +11,24 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/codec"
-	"github.com/cosid-go/cosid/segment"
-	"github.com/cosid-go/cosid/snowflake"
 )
 
 // MaxCount is the most ids one request of /next or /range asks for.
 const MaxCount = 10_000
 
-// generator is a configured generator with its typed parts: exactly one of seg, per
-// and snow is set.
+// generator is a configured generator with its text forms. The runtime builds the
+// generator itself on its first use, so it is looked up on every request.
 type generator struct {
 	info    cosid.GeneratorInfo
-	seg     *segment.Generator
-	per     *segment.Periodic
-	snow    *snowflake.Generator
-	codec   codec.Codec
-	grouped codec.GroupedCodec
+	codec   codec.Codec        // segment and snowflake
+	grouped codec.GroupedCodec // periodic-segment
 }
 
-// generators returns the typed parts of rt's generators by name.
+// generators returns rt's generators by name.
 func generators(rt *cosid.Runtime) map[string]*generator {
 	gens := map[string]*generator{}
 	for _, info := range rt.Generators() {
 		g := &generator{info: info}
-		g.seg, _ = rt.Segment(info.Name)
-		g.per, _ = rt.Periodic(info.Name)
-		g.snow, _ = rt.Snowflake(info.Name)
 		g.codec, _ = rt.Codec(info.Name)
 		g.grouped, _ = rt.GroupedCodec(info.Name)
 		gens[info.Name] = g
@@ -69,12 +61,16 @@ func count(r *http.Request) (int64, error) {
 	return n, nil
 }
 
-// appendNext appends the texts of g's next n ids to buf, one a line. A segment's ids
-// come as one range, the others one by one.
-func (g *generator) appendNext(buf *bytes.Buffer, n int64, each func(buf *bytes.Buffer, text string)) error {
-	switch {
-	case g.seg != nil:
-		rg, err := g.seg.NextRange(n)
+// appendNext appends the texts of g's next n ids to buf with each. A segment's ids
+// come as one range; the others come one by one from the runtime, which also
+// replaces a Snowflake generator that lost its lease.
+func (s *Server) appendNext(g *generator, buf *bytes.Buffer, n int64, each func(buf *bytes.Buffer, text string)) error {
+	if g.info.Strategy == strategySegment {
+		seg, err := s.rt.Segment(g.info.Name)
+		if err != nil {
+			return err
+		}
+		rg, err := seg.NextRange(n)
 		if err != nil {
 			return err
 		}
@@ -85,33 +81,23 @@ func (g *generator) appendNext(buf *bytes.Buffer, n int64, each func(buf *bytes.
 			}
 			each(buf, text)
 		}
-	case g.per != nil:
-		for range n {
-			id, err := g.per.Next()
-			if err != nil {
-				return err
-			}
-			text, err := g.grouped.Encode(id)
-			if err != nil {
-				return err
-			}
-			each(buf, text)
+		return nil
+	}
+	for range n {
+		text, err := s.rt.Next(g.info.Name)
+		if err != nil {
+			return err
 		}
-	default:
-		for range n {
-			v, err := g.snow.Next()
-			if err != nil {
-				return err
-			}
-			text, err := g.codec.Encode(v)
-			if err != nil {
-				return err
-			}
-			each(buf, text)
-		}
+		each(buf, text)
 	}
 	return nil
 }
+
+// The strategies whose generators the server treats apart.
+const (
+	strategySegment   = "segment"
+	strategySnowflake = "snowflake"
+)
 
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -152,10 +138,10 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request) error {
 	if wantsJSON(r) {
 		ct = "application/json"
 		buf.WriteString(`{"ids":[`)
-		err = g.appendNext(buf, n, jsonItem)
+		err = s.appendNext(g, buf, n, jsonItem)
 		buf.WriteString("]}\n")
 	} else {
-		err = g.appendNext(buf, n, line)
+		err = s.appendNext(g, buf, n, line)
 	}
 	if err != nil {
 		return err
@@ -173,14 +159,18 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if g.seg == nil {
+	if g.info.Strategy != strategySegment {
 		return badRequest("generator %q is a %s generator; only a segment generator hands out ranges", g.info.Name, g.info.Strategy)
 	}
 	n, err := count(r)
 	if err != nil {
 		return err
 	}
-	rg, err := g.seg.NextRange(n)
+	seg, err := s.rt.Segment(g.info.Name)
+	if err != nil {
+		return err
+	}
+	rg, err := seg.NextRange(n)
 	if err != nil {
 		return err
 	}
@@ -193,7 +183,7 @@ type generatorJSON struct {
 	Name     string `json:"name"`
 	Strategy string `json:"strategy"`
 	Key      string `json:"key"`
-	Machine  *int   `json:"machine,omitempty"`
+	Store    string `json:"store,omitempty"`
 }
 
 // inventory serves GET /v1/generators.
@@ -203,12 +193,7 @@ func (s *Server) inventory(w http.ResponseWriter, _ *http.Request) error {
 	}{Generators: []generatorJSON{}}
 	for _, name := range s.names {
 		g := s.gens[name]
-		e := generatorJSON{Name: name, Strategy: g.info.Strategy, Key: g.info.Key}
-		if g.snow != nil {
-			m := g.snow.Machine()
-			e.Machine = &m
-		}
-		out.Generators = append(out.Generators, e)
+		out.Generators = append(out.Generators, generatorJSON{Name: name, Strategy: g.info.Strategy, Key: g.info.Key, Store: g.info.Store})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -246,8 +231,12 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("text %q: %v", text, err)
 		}
 		out.Value = strconv.FormatInt(v, 10)
-		if g.snow != nil {
-			st := g.snow.Layout().Parse(v)
+		if g.info.Strategy == strategySnowflake {
+			snow, err := s.rt.Snowflake(g.info.Name)
+			if err != nil {
+				return err
+			}
+			st := snow.Layout().Parse(v)
 			out.Time = st.Time.UTC().Format(time.RFC3339Nano)
 			out.Machine, out.Sequence = &st.Machine, &st.Sequence
 		}

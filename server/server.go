@@ -12,6 +12,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -37,8 +38,7 @@ type Server struct {
 	rt      *cosid.Runtime
 	gens    map[string]*generator
 	names   []string
-	st      store.RangeStore
-	leases  store.SlotLeaseStore // st, where it leases slots
+	store   func(ctx context.Context) (store.RangeStore, error) // nil: no store API
 	token   [sha256.Size]byte
 	auth    bool
 	limit   int64
@@ -61,7 +61,16 @@ type Option func(*Server)
 
 // WithStore serves st over the store API (/v1/store/…) and the CosId 4.x segment and
 // machine API. Without it those routes answer 404.
-func WithStore(st store.RangeStore) Option { return func(s *Server) { s.st = st } }
+func WithStore(st store.RangeStore) Option {
+	return WithStoreFunc(func(context.Context) (store.RangeStore, error) { return st, nil })
+}
+
+// WithStoreFunc serves the store that open returns, as WithStore does; open is called
+// on every request of those routes, so it may open the store late and answer an
+// error while it is down, as cosid.Runtime.Store does.
+func WithStoreFunc(open func(ctx context.Context) (store.RangeStore, error)) Option {
+	return func(s *Server) { s.store = open }
+}
 
 // WithToken turns on bearer-token auth: every route but /healthz answers 401 unless
 // the request carries "Authorization: Bearer token". An empty token turns it off.
@@ -100,7 +109,6 @@ func New(rt *cosid.Runtime, opts ...Option) *Server {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	s.leases, _ = s.st.(store.SlotLeaseStore)
 	s.gens = generators(rt)
 	for _, info := range rt.Generators() {
 		s.names = append(s.names, info.Name)

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cosid-go/cosid"
@@ -47,7 +48,11 @@ type Server struct {
 	metrics *metrics.Metrics
 	promH   http.Handler
 	started time.Time
+	now     func() time.Time // the clock of a 4.x revert's last time
 	mux     *http.ServeMux
+
+	created4x sync.Map // the 4.x segment keys this server made or found
+	machines  machines4x
 }
 
 // check is a readiness check of WithReadiness.
@@ -102,7 +107,7 @@ func WithMetrics(m *metrics.Metrics, h http.Handler) Option {
 
 // New returns the Server of rt's generators.
 func New(rt *cosid.Runtime, opts ...Option) *Server {
-	s := &Server{rt: rt, limit: DefaultBodyLimit, logger: slog.Default(), started: time.Now(), mux: http.NewServeMux()}
+	s := &Server{rt: rt, limit: DefaultBodyLimit, logger: slog.Default(), started: time.Now(), now: time.Now, mux: http.NewServeMux()}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -130,6 +135,7 @@ func (s *Server) routes() {
 	s.handle("POST "+wire.PathAcquire, s.acquire)
 	s.handle("POST "+wire.PathRenew, s.renew)
 	s.handle("POST "+wire.PathRelease, s.release)
+	s.routes4x()
 }
 
 // handle registers h under pattern; the pattern is the route of the metrics.

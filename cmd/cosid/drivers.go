@@ -8,3 +8,6 @@ import (
 	_ "github.com/microsoft/go-mssqldb"
 	_ "modernc.org/sqlite"
 )
+
+// The store type http: a configuration's store may be another cosid serve.
+import _ "github.com/cosid-go/cosid/store/httpstore"

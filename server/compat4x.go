@@ -346,6 +346,7 @@ func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	g.used.Store(true)
 	var v int64
 	switch g.info.Strategy {
 	case strategySegment:
@@ -379,6 +380,7 @@ func (s *Server) idAsString4x(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	g.used.Store(true)
 	text, err := s.rt.Next(g.info.Name)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cosid-go/cosid"
@@ -19,6 +20,7 @@ const MaxCount = 10_000
 // generator is a configured generator with its text forms. The runtime builds the
 // generator itself on its first use, so it is looked up on every request.
 type generator struct {
+	used    atomic.Bool // this server has served the generator's ids: it is built
 	info    cosid.GeneratorInfo
 	codec   codec.Codec        // segment and snowflake
 	grouped codec.GroupedCodec // periodic-segment
@@ -65,6 +67,7 @@ func count(r *http.Request) (int64, error) {
 // come as one range; the others come one by one from the runtime, which also
 // replaces a Snowflake generator that lost its lease.
 func (s *Server) appendNext(g *generator, buf *bytes.Buffer, n int64, each func(buf *bytes.Buffer, text string)) error {
+	g.used.Store(true)
 	if g.info.Strategy == strategySegment {
 		seg, err := s.rt.Segment(g.info.Name)
 		if err != nil {
@@ -166,6 +169,7 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	g.used.Store(true)
 	seg, err := s.rt.Segment(g.info.Name)
 	if err != nil {
 		return err

@@ -126,6 +126,7 @@ func (s *Server) routes() {
 	s.handle("GET /healthz", s.healthz)
 	s.handle("GET /readyz", s.readyz)
 	s.handle("GET /metrics", s.serveMetrics)
+	s.handle("GET /{$}", s.status)
 	s.handle("GET /v1/generators", s.inventory)
 	s.handle("GET /v1/generators/{name}/next", s.next)
 	s.handle("GET /v1/generators/{name}/range", s.nextRange)

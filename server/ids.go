@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ type generator struct {
 	info    cosid.GeneratorInfo
 	codec   codec.Codec        // segment and snowflake
 	grouped codec.GroupedCodec // periodic-segment
+	decimal bool               // codec writes plain decimal: ids are appended without it
 }
 
 // generators returns rt's generators by name.
@@ -33,6 +35,7 @@ func generators(rt *cosid.Runtime) map[string]*generator {
 		g := &generator{info: info}
 		g.codec, _ = rt.Codec(info.Name)
 		g.grouped, _ = rt.GroupedCodec(info.Name)
+		g.decimal = g.codec != nil && isDecimal(g.codec)
 		gens[info.Name] = g
 	}
 	return gens
@@ -63,10 +66,26 @@ func count(r *http.Request) (int64, error) {
 	return n, nil
 }
 
+// isDecimal reports whether c writes every id as strconv.FormatInt does, judged by
+// values of every length from 1 to 19 digits: a prefix, a suffix, another radix or a
+// padded width shows in one of them.
+func isDecimal(c codec.Codec) bool {
+	for v := int64(1); ; v = v*10 + 7 {
+		text, err := c.Encode(v - 1)
+		if err != nil || text != strconv.FormatInt(v-1, 10) {
+			return false
+		}
+		if v > math.MaxInt64/10 {
+			text, err := c.Encode(math.MaxInt64)
+			return err == nil && text == strconv.FormatInt(math.MaxInt64, 10)
+		}
+	}
+}
+
 // appendNext appends the texts of g's next n ids to buf with each. A segment's ids
 // come as one range; the others come one by one from the runtime, which also
 // replaces a Snowflake generator that lost its lease.
-func (s *Server) appendNext(g *generator, buf *bytes.Buffer, n int64, each func(buf *bytes.Buffer, text string)) error {
+func (s *Server) appendNext(g *generator, w *idWriter, n int64) error {
 	g.used.Store(true)
 	if g.info.Strategy == strategySegment {
 		seg, err := s.rt.Segment(g.info.Name)
@@ -78,11 +97,15 @@ func (s *Server) appendNext(g *generator, buf *bytes.Buffer, n int64, each func(
 			return err
 		}
 		for v := rg.Start; v < rg.End; v++ {
+			if g.decimal {
+				w.decimal(v)
+				continue
+			}
 			text, err := g.codec.Encode(v)
 			if err != nil {
 				return err
 			}
-			each(buf, text)
+			w.text(text)
 		}
 		return nil
 	}
@@ -91,7 +114,7 @@ func (s *Server) appendNext(g *generator, buf *bytes.Buffer, n int64, each func(
 		if err != nil {
 			return err
 		}
-		each(buf, text)
+		w.text(text)
 	}
 	return nil
 }
@@ -104,17 +127,43 @@ const (
 
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-func line(buf *bytes.Buffer, text string) {
-	buf.WriteString(text)
-	buf.WriteByte('\n')
+// idWriter appends ids to a buffer: one a line, or as the strings of a JSON array.
+type idWriter struct {
+	buf    *bytes.Buffer
+	asJSON bool
+	n      int
+	digits [24]byte
 }
 
-func jsonItem(buf *bytes.Buffer, text string) {
-	if buf.Len() > len(`{"ids":[`) {
-		buf.WriteByte(',')
+func (w *idWriter) sep() {
+	if w.asJSON && w.n > 0 {
+		w.buf.WriteByte(',')
 	}
-	b, _ := json.Marshal(text) // a string always encodes
-	buf.Write(b)
+	w.n++
+}
+
+// text appends the text of an id.
+func (w *idWriter) text(text string) {
+	w.sep()
+	if w.asJSON {
+		b, _ := json.Marshal(text) // a string always encodes
+		w.buf.Write(b)
+		return
+	}
+	w.buf.WriteString(text)
+	w.buf.WriteByte('\n')
+}
+
+// decimal appends v in decimal, as text(strconv.FormatInt(v, 10)) would, without a
+// string.
+func (w *idWriter) decimal(v int64) {
+	w.sep()
+	if w.asJSON {
+		d := strconv.AppendInt(append(w.digits[:0], '"'), v, 10)
+		w.buf.Write(append(d, '"'))
+		return
+	}
+	w.buf.Write(append(strconv.AppendInt(w.digits[:0], v, 10), '\n'))
 }
 
 // wantsJSON reports whether the client asked for JSON.
@@ -138,13 +187,14 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request) error {
 		buffers.Put(buf)
 	}()
 	ct := "text/plain; charset=utf-8"
-	if wantsJSON(r) {
+	iw := &idWriter{buf: buf, asJSON: wantsJSON(r)}
+	if iw.asJSON {
 		ct = "application/json"
 		buf.WriteString(`{"ids":[`)
-		err = s.appendNext(g, buf, n, jsonItem)
+		err = s.appendNext(g, iw, n)
 		buf.WriteString("]}\n")
 	} else {
-		err = s.appendNext(g, buf, n, line)
+		err = s.appendNext(g, iw, n)
 	}
 	if err != nil {
 		return err

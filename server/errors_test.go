@@ -2,12 +2,15 @@ package server
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
+	_ "github.com/cosid-go/cosid/store/httpstore"
 )
 
 // TestErrors_BadRequests sends requests that are wrong in one way each: every one
@@ -131,5 +134,44 @@ func TestWire_EveryCodeRoundTrips(t *testing.T) {
 		if err := wire.AsError(status, wire.Error{Code: code, Message: "m"}); !errorsIs(err, want) {
 			t.Errorf("%v → %d %s → %v, want it to wrap the sentinel", want, status, code, err)
 		}
+	}
+}
+
+// TestErrors_GeneratorOnDownStoreIs503 serves a generator whose store (type http)
+// points at a closed port: its ids answer 503 with Retry-After, naming the cause,
+// and the other routes go on.
+func TestErrors_GeneratorOnDownStoreIs503(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	cfg, err := cosid.ParseConfig([]byte(`
+cosid:
+  stores:
+    remote: { type: http, url: "` + url + `", timeout: 1s }
+  generators:
+    order: { strategy: segment, store: remote, reserve-timeout: 1s }
+    event: { strategy: snowflake, store: remote, owner-key: h }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	s := New(rt, WithLogger(nil))
+	for _, target := range []string{"/v1/generators/order/next", "/v1/generators/order/range", "/v1/generators/event/next"} {
+		status, h, body := do(t, s, "GET", target, "")
+		checkError(t, status, h, body, 503, wire.CodeUnavailable, "connection refused")
+		if h.Get("Retry-After") == "" {
+			t.Errorf("%s: no Retry-After", target)
+		}
+	}
+	if status, _, _ := do(t, s, "GET", "/v1/generators", ""); status != 200 {
+		t.Errorf("inventory while the store is down: %d", status)
 	}
 }

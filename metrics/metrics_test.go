@@ -172,3 +172,37 @@ cosid_lease_events_total{event="released",namespace="app/event"} 1
 		t.Error(err)
 	}
 }
+
+func TestStatsCollector_ReadsSnapshotsAtScrape(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	stats := []segment.Stats{{Key: "app/order", Reserves: 3, Failures: 1, Batch: 200, Rate: 12.5, LastReserve: 2 * time.Millisecond}}
+	reg.MustRegister(metrics.NewStatsCollector(func() []segment.Stats { return stats }))
+	want := `
+# HELP cosid_segment_batch Size of a segment generator's last reservation.
+# TYPE cosid_segment_batch gauge
+cosid_segment_batch{key="app/order"} 200
+# HELP cosid_segment_rate Measured rate of a segment generator, in ids per second.
+# TYPE cosid_segment_rate gauge
+cosid_segment_rate{key="app/order"} 12.5
+# HELP cosid_segment_reservation_failures_total Reservations of a segment generator that failed since it was built.
+# TYPE cosid_segment_reservation_failures_total counter
+cosid_segment_reservation_failures_total{key="app/order"} 1
+# HELP cosid_segment_reservations_total Ranges a segment generator reserved since it was built.
+# TYPE cosid_segment_reservations_total counter
+cosid_segment_reservations_total{key="app/order"} 3
+# HELP cosid_segment_last_reservation_seconds Latency of a segment generator's last reservation.
+# TYPE cosid_segment_last_reservation_seconds gauge
+cosid_segment_last_reservation_seconds{key="app/order"} 0.002
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	stats[0].Reserves = 4
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP cosid_segment_reservations_total Ranges a segment generator reserved since it was built.
+# TYPE cosid_segment_reservations_total counter
+cosid_segment_reservations_total{key="app/order"} 4
+`), "cosid_segment_reservations_total"); err != nil {
+		t.Errorf("a later scrape: %v", err)
+	}
+}

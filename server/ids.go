@@ -122,6 +122,7 @@ func (s *Server) appendNext(g *generator, w *idWriter, n int64) error {
 // The strategies whose generators the server treats apart.
 const (
 	strategySegment   = "segment"
+	strategyPeriodic  = "periodic-segment"
 	strategySnowflake = "snowflake"
 )
 

@@ -64,6 +64,35 @@ func viewStats(st segment.Stats) statsView {
 	return v
 }
 
+// SegmentStats returns the Stats of the segment and periodic-segment generators that
+// this server has served, for metrics.NewStatsCollector. It builds no generator.
+func (s *Server) SegmentStats() []segment.Stats {
+	var all []segment.Stats
+	for _, name := range s.names {
+		all = append(all, s.segmentStats(s.gens[name])...)
+	}
+	return all
+}
+
+// segmentStats returns the Stats of g, when it is a segment or periodic segment that
+// this server served.
+func (s *Server) segmentStats(g *generator) []segment.Stats {
+	if !g.used.Load() {
+		return nil
+	}
+	switch g.info.Strategy {
+	case strategySegment:
+		if seg, err := s.rt.Segment(g.info.Name); err == nil {
+			return []segment.Stats{seg.Stats()}
+		}
+	case strategyPeriodic:
+		if per, err := s.rt.Periodic(g.info.Name); err == nil {
+			return per.Stats()
+		}
+	}
+	return nil
+}
+
 // status serves GET /: one server-rendered page, no script, no external asset. It
 // shows only the generators this server has served: looking at the page builds none.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
@@ -76,12 +105,10 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 			view.Generators = append(view.Generators, gv)
 			continue
 		}
-		switch g.info.Strategy {
-		case strategySegment:
-			if seg, err := s.rt.Segment(name); err == nil {
-				gv.Rows = append(gv.Rows, viewStats(seg.Stats()))
-			}
-		case strategySnowflake:
+		for _, st := range s.segmentStats(g) {
+			gv.Rows = append(gv.Rows, viewStats(st))
+		}
+		if g.info.Strategy == strategySnowflake {
 			gv.Note = "Snowflake: see its lease below"
 			if snow, err := s.rt.Snowflake(name); err == nil {
 				if l, ok := snow.Lease(); ok {
@@ -89,12 +116,6 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 						Slot: fmt.Sprint(l.Slot), Fence: fmt.Sprint(l.Fence), Expires: l.ExpiresAt.UTC().Format(time.RFC3339)})
 				} else {
 					gv.Note = fmt.Sprintf("Snowflake with the fixed machine id %d", snow.Machine())
-				}
-			}
-		default:
-			if per, err := s.rt.Periodic(name); err == nil {
-				for _, st := range per.Stats() {
-					gv.Rows = append(gv.Rows, viewStats(st))
 				}
 			}
 		}

@@ -95,3 +95,16 @@ func runChromium(t *testing.T, chromium string, args ...string) string {
 	}
 	return string(out)
 }
+
+func TestSegmentStats_OnlyServedGenerators(t *testing.T) {
+	s := newServer(t, nil)
+	if st := s.SegmentStats(); len(st) != 0 {
+		t.Fatalf("before any request: %+v, want none (the page and metrics build nothing)", st)
+	}
+	do(t, s, "GET", "/v1/generators/order/next?count=3", "")
+	do(t, s, "GET", "/v1/generators/bill/next", "")
+	st := s.SegmentStats()
+	if len(st) < 2 || st[0].Key != "test/bill" || st[len(st)-1].Key != "test/order" || st[len(st)-1].Next != 4 {
+		t.Errorf("SegmentStats = %+v, want bill's and order's, order next at 4", st)
+	}
+}

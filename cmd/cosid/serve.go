@@ -89,7 +89,8 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		cfg = cosid.DefaultConfig()
 		cfg.Serve.Store = cosid.DefaultStore
 	}
-	opts, err := serverOptions(f, logger)
+	reg := prometheus.NewRegistry()
+	opts, err := serverOptions(f, logger, reg)
 	if err != nil {
 		return err
 	}
@@ -106,7 +107,9 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if name := cfg.Serve.Store; name != "" {
 		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }))
 	}
-	hs := server.New(rt, opts...).HTTPServer(f.addr)
+	srv := server.New(rt, opts...)
+	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats))
+	hs := srv.HTTPServer(f.addr)
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
@@ -137,9 +140,8 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	return nil
 }
 
-// serverOptions returns the options of the flags: the token, and metrics on a
-// registry of the server's own.
-func serverOptions(f serveFlags, logger *slog.Logger) ([]server.Option, error) {
+// serverOptions returns the options of the flags: the token, and metrics on reg.
+func serverOptions(f serveFlags, logger *slog.Logger, reg *prometheus.Registry) ([]server.Option, error) {
 	opts := []server.Option{server.WithLogger(logger)}
 	if f.tokenFile != "" {
 		data, err := os.ReadFile(f.tokenFile)
@@ -152,7 +154,6 @@ func serverOptions(f serveFlags, logger *slog.Logger) ([]server.Option, error) {
 		}
 		opts = append(opts, server.WithToken(token))
 	}
-	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, err := metrics.New(reg)
 	if err != nil {

@@ -133,9 +133,15 @@ func TestServe_IdsAndGracefulShutdown(t *testing.T) {
 	if status, body := get(t, p.url+"/v1/generators/event/next"); status != 200 {
 		t.Errorf("next event: %d %q", status, body)
 	}
-	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/v1/generators"} {
+	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/v1/generators", "/"} {
 		if status, body := get(t, p.url+path); status != 200 {
 			t.Errorf("%s: %d %s", path, status, body)
+		}
+	}
+	_, exposition := get(t, p.url+"/metrics")
+	for _, want := range []string{`cosid_segment_reservations_total{key="app/order"} 1`, `cosid_http_requests_total{code="200",route="GET /v1/generators/{name}/next"} 2`} {
+		if !strings.Contains(exposition, want) {
+			t.Errorf("/metrics lacks %s", want)
 		}
 	}
 	if err := p.stop(t, syscall.SIGTERM); err != nil {

@@ -43,14 +43,9 @@ func newStore(t *testing.T, url string, opts ...httpstore.Option) *httpstore.Sto
 	return st
 }
 
+// TestRangeStoreContract runs the kit with every other store instance behind a
+// second server of the same backend, as processes behind a load balancer.
 func TestRangeStoreContract(t *testing.T) {
-	url := serve(t, memstore.New())
-	storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore { return newStore(t, url) })
-}
-
-// TestRangeStoreContract_TwoServers runs the kit with every other store instance
-// behind a second server of the same backend, as processes behind a load balancer.
-func TestRangeStoreContract_TwoServers(t *testing.T) {
 	shared := memstore.New()
 	urls := []string{serve(t, shared), serve(t, shared.Sibling())}
 	n := 0

@@ -171,7 +171,7 @@ cosid:
 			t.Errorf("%s: no Retry-After", target)
 		}
 	}
-	if status, _, _ := do(t, s, "GET", "/v1/generators", ""); status != 200 {
-		t.Errorf("inventory while the store is down: %d", status)
+	if status, _, body := do(t, s, "GET", "/v1/generators", ""); status != 200 || strings.Count(body, `"state":"failing: `) != 2 {
+		t.Errorf("inventory while the store is down: %d %s, want both generators failing", status, body)
 	}
 }

@@ -239,6 +239,7 @@ type generatorJSON struct {
 	Strategy string `json:"strategy"`
 	Key      string `json:"key"`
 	Store    string `json:"store,omitempty"`
+	State    string `json:"state"` // idle (not served yet), serving, or failing: the last error
 }
 
 // inventory serves GET /v1/generators.
@@ -248,10 +249,37 @@ func (s *Server) inventory(w http.ResponseWriter, _ *http.Request) error {
 	}{Generators: []generatorJSON{}}
 	for _, name := range s.names {
 		g := s.gens[name]
-		out.Generators = append(out.Generators, generatorJSON{Name: name, Strategy: g.info.Strategy, Key: g.info.Key, Store: g.info.Store})
+		out.Generators = append(out.Generators, generatorJSON{Name: name, Strategy: g.info.Strategy, Key: g.info.Key,
+			Store: g.info.Store, State: s.state(g)})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// state tells whether g is idle (this server has not served it, so it may not be
+// built), serving, or failing with the last error of a reservation.
+func (s *Server) state(g *generator) string {
+	if !g.used.Load() {
+		return "idle"
+	}
+	var err error
+	switch g.info.Strategy {
+	case strategySegment:
+		_, err = s.rt.Segment(g.info.Name)
+	case strategyPeriodic:
+		_, err = s.rt.Periodic(g.info.Name)
+	default:
+		_, err = s.rt.Snowflake(g.info.Name)
+	}
+	if err != nil {
+		return "failing: " + err.Error()
+	}
+	for _, st := range s.segmentStats(g) {
+		if st.LastError != nil {
+			return "failing: " + st.LastError.Error()
+		}
+	}
+	return "serving"
 }
 
 // decoded is the answer of /decode.

@@ -107,6 +107,7 @@ func TestRange(t *testing.T) {
 
 func TestInventory(t *testing.T) {
 	s := newServer(t, nil)
+	do(t, s, "GET", "/v1/generators/order/next", "")
 	status, _, body := do(t, s, "GET", "/v1/generators", "")
 	if status != http.StatusOK {
 		t.Fatalf("%d %s", status, body)
@@ -117,9 +118,10 @@ func TestInventory(t *testing.T) {
 	}
 	var got []string
 	for _, g := range out.Generators {
-		got = append(got, g.Name+":"+g.Strategy+":"+g.Key)
+		got = append(got, g.Name+":"+g.Strategy+":"+g.Key+":"+g.Store+":"+g.State)
 	}
-	want := []string{"bill:periodic-segment:test/bill", "code:segment:test/code", "event:snowflake:test/event", "order:segment:test/order"}
+	want := []string{"bill:periodic-segment:test/bill:mem:idle", "code:segment:test/code:mem:idle",
+		"event:snowflake:test/event:mem:idle", "order:segment:test/order:mem:serving"}
 	if !slices.Equal(got, want) {
 		t.Errorf("inventory %q, want %q", got, want)
 	}

@@ -172,3 +172,38 @@ func TestE2E_HTTPStoreKitThroughServeOnPostgres(t *testing.T) {
 		storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore { return open(t) })
 	})
 }
+
+// TestE2E_Compat4xSegmentsAcrossSIGKILL replays the 4.x exchange against
+// cosid serve processes on PostgreSQL: POST offset=100 step=20, PATCH step=20 → 120,
+// the server killed with SIGKILL and started again, PATCH step=5 → 125.
+func TestE2E_Compat4xSegmentsAcrossSIGKILL(t *testing.T) {
+	dir := writeConfig(t, e2eConfig(t))
+	p := startServe(t, dir)
+	ns := "e2e4x-" + strings.ToLower(rand.Text()[:8])
+	send := func(url, method, path string) string {
+		req, err := http.NewRequestWithContext(t.Context(), method, url+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, body)
+		}
+		return string(body)
+	}
+	send(p.url, "POST", "/segments/distributor/"+ns+"/order?offset=100&step=20")
+	if got := send(p.url, "PATCH", "/segments/"+ns+"/order?step=20"); got != "120" {
+		t.Fatalf("first PATCH = %q, want 120", got)
+	}
+	p.stop(t, syscall.SIGKILL)
+	p = startServe(t, dir)
+	if got := send(p.url, "PATCH", "/segments/"+ns+"/order?step=5"); got != "125" {
+		t.Errorf("PATCH after the restart = %q, want 125", got)
+	}
+}

@@ -175,7 +175,8 @@ func TestE2E_HTTPStoreKitThroughServeOnPostgres(t *testing.T) {
 
 // TestE2E_Compat4xSegmentsAcrossSIGKILL replays the issue's 4.x exchange against
 // cosid serve processes on PostgreSQL: POST offset=100 step=20, PATCH step=20 → 120,
-// the server killed with SIGKILL and started again, PATCH step=5 → 125.
+// the server killed with SIGKILL and started again, PATCH step=5 → 125; then machine
+// ids with the 4.x client's "forever" safe guard.
 func TestE2E_Compat4xSegmentsAcrossSIGKILL(t *testing.T) {
 	dir := writeConfig(t, e2eConfig(t))
 	p := startServe(t, dir)
@@ -206,4 +207,13 @@ func TestE2E_Compat4xSegmentsAcrossSIGKILL(t *testing.T) {
 	if got := send(p.url, "PATCH", "/segments/"+ns+"/order?step=5"); got != "125" {
 		t.Errorf("PATCH after the restart = %q, want 125", got)
 	}
+	// The 4.x client's "forever" safe guard on a SQL store: a lease that never expires.
+	const forever = "safeGuardDuration=PT2562047788015215H30M7.807S"
+	for i, want := range []string{`{"machineId":0,"lastTimeStamp":0}`, `{"machineId":1,"lastTimeStamp":0}`} {
+		got := send(p.url, "POST", fmt.Sprintf("/machines/%s?instanceId=i%d&stable=true&machineBit=1&%s", ns, i, forever))
+		if got != want {
+			t.Errorf("distribute i%d = %s, want %s", i, got, want)
+		}
+	}
+	send(p.url, "PATCH", "/machines/"+ns+"?instanceId=i0&stable=true&"+forever)
 }

@@ -22,7 +22,7 @@ import (
 )
 
 // serve starts a server of st and returns its URL.
-func serve(t *testing.T, st store.RangeStore, opts ...server.Option) string {
+func serve(t testing.TB, st store.RangeStore, opts ...server.Option) string {
 	t.Helper()
 	rt, err := cosid.Open(t.Context(), cosid.Config{Stores: map[string]cosid.StoreConfig{"mem": {Type: "memory"}}}, cosid.WithLogger(nil))
 	if err != nil {
@@ -32,6 +32,10 @@ func serve(t *testing.T, st store.RangeStore, opts ...server.Option) string {
 	hs := httptest.NewServer(server.New(rt, append([]server.Option{server.WithStore(st), server.WithLogger(nil)}, opts...)...))
 	t.Cleanup(hs.Close)
 	return hs.URL
+}
+
+func newStoreB(_ testing.TB, url string, opts ...httpstore.Option) (*httpstore.Store, error) {
+	return httpstore.New(url, opts...)
 }
 
 func newStore(t *testing.T, url string, opts ...httpstore.Option) *httpstore.Store {

@@ -3,7 +3,9 @@ package cosid
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,8 +46,9 @@ const DefaultNamespace = "cosid"
 
 // StoreConfig is one entry of cosid.stores.
 type StoreConfig struct {
-	// Type selects the store: one registered with store.Register, such as memory
-	// or sql (and redis, etcd, http where the binary links them).
+	// Type selects the store: one registered with store.Register. Every binary
+	// that imports this package has memory and sql; other types register when
+	// their packages are imported.
 	Type string
 	// Settings holds the entry's other keys, decoded by the store type.
 	Settings map[string]any
@@ -72,13 +75,15 @@ type GeneratorConfig struct {
 	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
 	Period string `yaml:"period"`
 	// Zone is the IANA time zone the periods follow, such as Asia/Shanghai or UTC
-	// (periodic-segment, required: the zone is explicit).
+	// (periodic-segment, required: the zone is explicit). Local is refused: a
+	// period's key must not depend on the host.
 	Zone      string         `yaml:"zone"`
 	Prewarm   *time.Duration `yaml:"prewarm"`
 	SealAfter *time.Duration `yaml:"seal-after"`
 
-	// MachineID fixes a snowflake's machine id instead of leasing one from Store.
-	MachineID *int `yaml:"machine-id"`
+	// MachineID fixes a snowflake's machine id instead of leasing one from Store:
+	// a number, or MachineIDFromHostname.
+	MachineID *MachineID `yaml:"machine-id"`
 	// Slots limits the machine ids leased from Store to [0, Slots); default
 	// 2^machine-bits.
 	Slots *int `yaml:"slots"`
@@ -97,6 +102,29 @@ type GeneratorConfig struct {
 
 	// Codec turns ids into text, item after item; see package codec.
 	Codec []CodecItem `yaml:"codec"`
+}
+
+// MachineID is a snowflake's fixed machine id, or MachineIDFromHostname. In YAML it
+// is a number or the text from-hostname.
+type MachineID int
+
+// MachineIDFromHostname takes the machine id from the host name's ordinal, the
+// number after its last "-", as a Kubernetes StatefulSet names its pods (web-3 is
+// machine 3). The host name is $HOSTNAME, or the system's when that is unset.
+const MachineIDFromHostname MachineID = -1
+
+// UnmarshalText reads a machine id: a decimal number or from-hostname.
+func (m *MachineID) UnmarshalText(text []byte) error {
+	if string(text) == "from-hostname" {
+		*m = MachineIDFromHostname
+		return nil
+	}
+	n, err := strconv.Atoi(string(text))
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a machine id; want a number ≥ 0 or from-hostname", text)
+	}
+	*m = MachineID(n)
+	return nil
 }
 
 // CodecItem is one item of a codec list: exactly one field is set.
@@ -238,10 +266,14 @@ func splitStore(node *yaml.Node, path string) (StoreConfig, error) {
 	return sc, nil
 }
 
-// settingsNode returns the node of a store's settings: as read, or built from Settings.
+// settingsNode returns the node of a store's settings: as read, for its line
+// numbers, unless Settings was changed since; else built from Settings.
 func (sc StoreConfig) settingsNode() (*yaml.Node, error) {
 	if sc.node != nil {
-		return sc.node, nil
+		var read map[string]any
+		if err := sc.node.Decode(&read); err == nil && reflect.DeepEqual(read, sc.Settings) {
+			return sc.node, nil
+		}
 	}
 	var n yaml.Node
 	if err := n.Encode(sc.Settings); err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/cosid-go/cosid"
@@ -54,5 +55,60 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDocs_ErrorTextIsPrinted makes the configurations behind the example errors of
+// docs/configuration.md and checks that the runtime prints those words; "…" in the
+// docs stands for any text.
+func TestDocs_ErrorTextIsPrinted(t *testing.T) {
+	data, err := os.ReadFile("docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "## Errors")
+	var lines []string
+	for _, m := range regexp.MustCompile("(?s)```text\n(.*?)```").FindAllStringSubmatch(section, 2) {
+		lines = append(lines, strings.Split(strings.TrimSpace(m[1]), "\n")...)
+	}
+	gen := func(g string) string {
+		return "cosid:\n  stores:\n    db: {type: sql, driver: sqlite, dsn: ids.db, timeout: 2s}\n  generators:\n" + g
+	}
+	errs := []func() error{
+		func() error {
+			_, err := openYAML(t, gen("    bill: {strategy: periodic-segment, store: db, period: DAY, zone: UTC}\n"))
+			return err
+		},
+		func() error {
+			_, err := openYAML(t, gen("    order: {strategy: segment, store: db, stpe: 10}\n"))
+			return err
+		},
+		func() error {
+			_, err := openYAML(t, gen("    order: {strategy: segment, store: db, reserve-timeout: 1s}\n"))
+			return err
+		},
+		func() error {
+			rt, err := openYAML(t, "cosid:\n  stores:\n    db: {type: sql, driver: pgx, dsn: 'postgres://u@127.0.0.1:1/x', timeout: 1s}\n"+
+				"  generators:\n    order: {strategy: segment, store: db}\n")
+			if err != nil {
+				return err
+			}
+			_, err = rt.Next("order")
+			return err
+		},
+	}
+	if len(lines) != len(errs) {
+		t.Fatalf("the docs show %d errors, the test makes %d:\n%s", len(lines), len(errs), strings.Join(lines, "\n"))
+	}
+	t.Chdir(t.TempDir())
+	for i, line := range lines {
+		parts := strings.Split(line, "…")
+		for j := range parts {
+			parts[j] = regexp.QuoteMeta(parts[j])
+		}
+		want := regexp.MustCompile("(?s)^" + strings.Join(parts, ".*") + "$")
+		if err := errs[i](); err == nil || !want.MatchString(err.Error()) {
+			t.Errorf("the docs say\n  %s\nthe runtime says\n  %v", line, err)
+		}
 	}
 }

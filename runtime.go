@@ -2,6 +2,10 @@
 // into a Runtime that hands out any configured generator's ids by name, typed or as
 // text, and fills struct fields tagged `cosid:"name"`.
 //
+// Load and Open check the whole configuration without I/O (errors wrap ErrConfig);
+// stores open on first use, so a store that is down makes only the generators on it
+// fail, with ErrUnavailable, until it is back.
+//
 //	rt, err := cosid.Load(ctx, "cosid.yaml")
 //	…
 //	defer rt.Close()
@@ -50,10 +54,9 @@ var ErrUnknownStore = errors.New("unknown store")
 // use, so a store that is down stops only the generators on it. It is safe for
 // concurrent use.
 type Runtime struct {
-	namespace string
-	o         runtimeOptions
-	stores    map[string]*lazy[storeBox]
-	gens      map[string]*generator
+	o      runtimeOptions
+	stores map[string]*lazy[storeBox]
+	gens   map[string]*generator
 }
 
 // storeBox holds an opened store.
@@ -131,7 +134,8 @@ const DefaultStore = "default"
 // Open checks cfg (Config.Validate) and returns its Runtime. It does no I/O: each
 // store opens when first needed, each generator is built on its first use, and a
 // store that cannot be reached then answers ErrUnavailable until it can. Every error
-// of Open is about cfg: it wraps ErrConfig and names the YAML path. ctx is not kept.
+// of Open but a done ctx is about cfg: it wraps ErrConfig and names the YAML path.
+// ctx is not kept.
 func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	o := runtimeOptions{logger: slog.Default(), now: time.Now}
 	for _, opt := range opts {
@@ -147,7 +151,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &Runtime{namespace: cfg.namespace(), o: o, stores: map[string]*lazy[storeBox]{}, gens: map[string]*generator{}}
+	rt := &Runtime{o: o, stores: map[string]*lazy[storeBox]{}, gens: map[string]*generator{}}
 	for name, sc := range cfg.Stores {
 		rt.stores[name] = &lazy[storeBox]{
 			what: fmt.Sprintf("store %q", name), now: o.now,
@@ -176,7 +180,7 @@ func (rt *Runtime) Store(ctx context.Context, name string) (store.RangeStore, er
 	}
 	b, err := l.get(ctx)
 	if err != nil {
-		return nil, err
+		return nil, prefixed(err)
 	}
 	return b.st, nil
 }

@@ -75,3 +75,26 @@ func ExampleNewPeriodic() {
 	// 20261027 1
 	// 20261027 2
 }
+
+func ExampleGenerator_Stats() {
+	st := memstore.New()
+	defer st.Close()
+	p := segment.DefaultBatchPolicy()
+	p.Lookahead = 0 // reserve only when a range runs out, so that the figures are fixed
+	g, err := segment.New(st, "app/order", p)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer g.Close()
+	for range 5 {
+		if _, err := g.Next(); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	s := g.Stats()
+	fmt.Printf("%s: ids from %v, next %d; %d reservation of %d, %d failed\n",
+		s.Key, s.Current, s.Next, s.Reserves, s.Batch, s.Failures)
+	// Output:
+	// app/order: ids from [1, 101), next 6; 1 reservation of 100, 0 failed
+}

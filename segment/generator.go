@@ -50,6 +50,7 @@ type Generator struct {
 	mu       sync.Mutex
 	spare    *span   // the next range, reserved and not yet in use
 	inflight *refill // the one reservation under way, or nil
+	handover *refill // a background reservation for the executor, handed over by unlock
 	closed   bool
 	failures failureState
 	lastEnd  int64 // the end of the last range the store gave: the next must not start below it
@@ -112,8 +113,8 @@ func New(st store.RangeStore, key string, p BatchPolicy, opts ...Option) (*Gener
 	g.meter.rate, g.meter.est = g.o.seedRate, g.o.seedRate
 	g.cur.Store(&span{prefetchAt: -1})
 	g.mu.Lock()
-	g.startRefillLocked(1, g.o.now())
-	g.mu.Unlock()
+	g.startRefillLocked(1, g.o.now(), false)
+	g.unlock()
 	return g, nil
 }
 
@@ -183,7 +184,8 @@ func (g *Generator) check(s *span, n int64) (int64, bool) {
 
 // NextRange returns n consecutive ids [r.Start, r.End), for bulk inserts. When the
 // range at hand holds fewer than n, its rest is skipped and the ids come from a new
-// range of at least n.
+// range of at least n, joined to the range reserved ahead, if any, when the store
+// gave the two one after the other.
 func (g *Generator) NextRange(n int64) (store.Range, error) {
 	if n < 1 {
 		return store.Range{}, fmt.Errorf("segment %q: %w: NextRange(%d), want n ≥ 1", g.key, store.ErrInvalidArgument, n)

@@ -286,3 +286,64 @@ func TestNext_S6_SealedKeyFails(t *testing.T) {
 		t.Errorf("Next on a sealed key: %v, want ErrUnavailable wrapping ErrSealed", err)
 	}
 }
+
+// TestNextRange_RefusedForItsSizeFailsThatCallerAlone asks for more ids than are left
+// below math.MaxInt64, though a Step's worth still fits: that NextRange fails with
+// ErrExhausted, and the generator goes on handing out the rest.
+func TestNextRange_RefusedForItsSizeFailsThatCallerAlone(t *testing.T) {
+	p := policy(10, 0)
+	p.InitialOffset = math.MaxInt64 - 1000
+	g := newGen(t, newTestStore(), p)
+	first := mustNext(t, g)
+	if _, err := g.NextRange(2000); !errors.Is(err, store.ErrExhausted) || !errors.Is(err, segment.ErrUnavailable) {
+		t.Fatalf("NextRange(2000) with 990 ids left: %v, want ErrUnavailable wrapping ErrExhausted", err)
+	}
+	for i := range int64(100) {
+		if v := mustNext(t, g); v != first+1+i {
+			t.Fatalf("Next after the refused NextRange = %d, want %d", v, first+1+i)
+		}
+	}
+	if r, err := g.NextRange(50); err != nil || r.Len() != 50 {
+		t.Errorf("NextRange(50) after the refused one = %v, %v; want 50 ids", r, err)
+	}
+}
+
+// TestNextRange_KeepsSpareItCannotUse asks for more ids than the range reserved ahead
+// holds: that range is not thrown away, the ids start right after the last Next. When
+// another instance reserved in between, so that the two ranges do not join, the ids
+// still increase.
+func TestNextRange_KeepsSpareItCannotUse(t *testing.T) {
+	for _, between := range []int64{0, 7} {
+		synctest.Test(t, func(t *testing.T) {
+			st := newTestStore()
+			g := newGen(t, st, policy(10, time.Second))
+			var last int64
+			for range 10 { // the first range, 10 ids; the next one is reserved ahead
+				last = mustNext(t, g)
+			}
+			synctest.Wait()
+			if between > 0 { // another instance
+				if _, err := st.inner.Reserve(context.Background(), g.Key(), between, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			calls := st.callCount()
+			r, err := g.NextRange(100_000)
+			if err != nil {
+				t.Fatalf("NextRange: %v", err)
+			}
+			if between == 0 && r.Start != last+1 {
+				t.Errorf("NextRange = %v after id %d: the ids in between were thrown away", r, last)
+			}
+			if r.Start <= last {
+				t.Errorf("NextRange = %v after id %d", r, last)
+			}
+			if n := st.callCount() - calls; n != 1 {
+				t.Errorf("NextRange made %d reservations, want 1", n)
+			}
+			if v := mustNext(t, g); v != r.End {
+				t.Errorf("Next after NextRange = %d, want %d", v, r.End)
+			}
+		})
+	}
+}

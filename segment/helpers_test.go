@@ -29,8 +29,9 @@ type testStore struct {
 	backwards *store.Range  // the next Reserve returns this range instead
 	started   chan struct{} // when set, gets a value as each Reserve starts
 	canceled  []context.Context
-	sealFail  []error     // the next Seals fail with these, in turn
-	seals     []time.Time // when each Seal was called
+	sealFail  []error                  // the next Seals fail with these, in turn
+	seals     []time.Time              // when each Seal was called
+	deaf      map[string]chan struct{} // a Reserve of a key here waits for its channel, deaf to cancellation
 }
 
 type call struct {
@@ -46,7 +47,7 @@ func (s *testStore) Reserve(ctx context.Context, key string, size, offset int64)
 	s.calls = append(s.calls, call{key, size, time.Now()})
 	s.active++
 	s.maxActive = max(s.maxActive, s.active)
-	delay, gate, started := s.delay, s.gate, s.started
+	delay, gate, started, deaf := s.delay, s.gate, s.started, s.deaf[key]
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -55,6 +56,9 @@ func (s *testStore) Reserve(ctx context.Context, key string, size, offset int64)
 	}()
 	if started != nil {
 		started <- struct{}{}
+	}
+	if deaf != nil {
+		<-deaf
 	}
 	if delay > 0 {
 		select {

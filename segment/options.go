@@ -48,9 +48,13 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithExecutor runs background reservations with exec, such as a bounded pool,
-// instead of a goroutine each. A caller that needs ids before exec has started the
-// reservation runs it itself; the store's timeout, which New checks against
-// ReserveTimeout, then bounds its wait.
+// instead of a goroutine each: the first one, those ahead of need, and retries. exec
+// is called with no lock held, from the goroutine that starts the reservation (New,
+// a Next, a timer), which waits while exec blocks or runs the task itself; a pool
+// should hand the task over and return. A reservation that a task of exec starts
+// gets a goroutine, so that a full pool never waits for itself. A caller that needs
+// ids before exec has started the reservation starts it on a goroutine of its own
+// instead, and waits at most ReserveTimeout, like every caller.
 func WithExecutor(exec func(task func())) Option { return func(o *options) { o.exec = exec } }
 
 // withSeedRate sizes the first reservations by rate ids/s, until the generator has

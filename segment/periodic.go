@@ -62,7 +62,7 @@ type Periodic struct {
 
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // seal attempts under way
+	wg     sync.WaitGroup // seal attempts and closes of retired generators under way
 
 	mu      sync.Mutex
 	next    *epoch // the next period's, once prewarmed
@@ -143,12 +143,6 @@ func (p *Periodic) Next() (GroupedID, error) {
 // preparing the next period if it is time, or the period of n once the current one
 // has ended.
 func (p *Periodic) turn(n int64) (*epoch, error) {
-	var retired []*epoch
-	defer func() {
-		for _, e := range retired { // Close waits for the generator's goroutines: not under p.mu
-			e.gen.Close()
-		}
-	}()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -166,17 +160,24 @@ func (p *Periodic) turn(n int64) (*epoch, error) {
 	p.next = nil
 	if next == nil || next.key != p.period.Key(t) {
 		if next != nil {
-			retired = append(retired, next) // the clock jumped past it
+			p.retireLocked(next) // the clock jumped past it
 		}
 		var err error
 		if next, err = p.newEpoch(t, cur.gen.rate()); err != nil {
 			return nil, err
 		}
 	}
-	retired = append(retired, cur)
+	p.retireLocked(cur)
 	next.gen.restartRate()
 	p.installLocked(next, n)
 	return next, nil
+}
+
+// retireLocked closes e's generator in the background: Close waits for a reservation
+// under way, which a store may finish late, and no caller should wait for that.
+// Periodic.Close waits for it.
+func (p *Periodic) retireLocked(e *epoch) {
+	p.wg.Go(func() { e.gen.Close() })
 }
 
 // newEpoch starts a generator for the period that holds t, its first reservation

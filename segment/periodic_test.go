@@ -143,19 +143,33 @@ func TestPeriodic_PrewarmsWithoutTraffic(t *testing.T) {
 	})
 }
 
-// TestPeriodic_AtMostTwoGenerators runs across several days and checks that after each
-// boundary only the new period's key and, from its prewarm, the next one's get
-// reservations: the generators of ended periods are closed.
+// TestPeriodic_AtMostTwoGenerators runs across several days on a store that never
+// answers, so every generator keeps a reservation under way: at most two are under way
+// at once (the current period's and the next one's), and each ended period's
+// generator is closed, which cancels its reservation.
 func TestPeriodic_AtMostTwoGenerators(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newTestStore()
-		b := policy(1, 0) // a reservation per id: every live generator shows
+		st.gate = make(chan struct{}) // never opened
+		b := policy(1, 0)
+		b.ReserveTimeout = time.Second
 		p := newPeriodic(t, st, segment.YearMonthDay, time.UTC, b, segment.DefaultPeriodicPolicy())
 		for range 4 * 24 {
-			mustNextGrouped(t, p)
+			if _, err := p.Next(); !errors.Is(err, segment.ErrUnavailable) {
+				t.Fatalf("Next on a store that never answers: %v, want ErrUnavailable", err)
+			}
 			elapse(time.Hour)
 		}
-		for _, c := range st.snapshot() {
+		synctest.Wait()
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.maxActive > 2 {
+			t.Errorf("%d reservations under way at once, want at most 2 generators", st.maxActive)
+		}
+		if len(st.canceled) != 3 { // the calls crossed the ends of days 1 to 3
+			t.Errorf("%d reservations canceled, want the 3 of the ended days' generators", len(st.canceled))
+		}
+		for _, c := range st.calls {
 			day := c.at.Format("20060102")
 			next := c.at.Add(24 * time.Hour).Format("20060102")
 			if k := strings.TrimPrefix(c.key, "app/bill/"); k != day && k != next {
@@ -296,24 +310,6 @@ func TestPeriodic_ClockJumpsPastPreparedPeriod(t *testing.T) {
 	})
 }
 
-func TestPeriodic_Close(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := newPeriodic(t, newTestStore(), segment.YearMonthDay, time.UTC, segment.DefaultBatchPolicy(),
-			segment.PeriodicPolicy{Prewarm: time.Minute, SealAfter: time.Hour})
-		mustNextGrouped(t, p)
-		if err := p.Close(); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-		if _, err := p.Next(); !errors.Is(err, segment.ErrClosed) {
-			t.Errorf("Next after Close: %v, want ErrClosed", err)
-		}
-		if err := p.Close(); err != nil {
-			t.Errorf("second Close: %v", err)
-		}
-		elapse(48 * time.Hour) // no timer of a closed Periodic fires
-	})
-}
-
 func TestNewPeriodic_RefusesBadArguments(t *testing.T) {
 	good := segment.DefaultPeriodicPolicy()
 	tests := []struct {
@@ -342,4 +338,70 @@ func TestNewPeriodic_RefusesBadArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPeriodic_BoundaryDoesNotWaitForRetiredReservation crosses midnight while the
+// ending day's generator waits for a store that ignores cancellation: the Next that
+// crosses does not wait for it.
+func TestPeriodic_BoundaryDoesNotWaitForRetiredReservation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore()
+		hung := make(chan struct{})
+		b := policy(10, 0)
+		p := newPeriodic(t, st, segment.YearMonthDay, time.UTC, b, segment.DefaultPeriodicPolicy())
+		for range 10 {
+			mustNextGrouped(t, p)
+		}
+		st.set(func(s *testStore) { s.deaf = map[string]chan struct{}{"app/bill/20000101": hung} })
+		if _, err := p.Next(); !errors.Is(err, segment.ErrUnavailable) {
+			t.Fatalf("Next with the day's key hung: %v, want ErrUnavailable", err)
+		}
+		elapse(24 * time.Hour) // past midnight; the next day is prepared
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.Next()
+			done <- err
+		}()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Next across midnight: %v", err)
+			}
+			close(hung)
+		default:
+			t.Error("the Next that crosses midnight waits for the ended day's reservation")
+			close(hung)
+			<-done
+		}
+	})
+}
+
+// TestPeriodic_PoolOfOneDoesNotWaitForItself runs a Periodic with an executor of one
+// worker whose submit blocks while the worker is busy. The next period's generator
+// starts busy, so its first reservation, run by the worker, is followed at once by
+// one ahead of need: the worker must not submit it to itself.
+func TestPeriodic_PoolOfOneDoesNotWaitForItself(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tasks := make(chan func())
+		defer close(tasks)
+		go func() {
+			for task := range tasks {
+				task()
+			}
+		}()
+		pool := segment.WithExecutor(func(task func()) { tasks <- task })
+		elapse(23*time.Hour + 58*time.Minute)
+		p := newPeriodic(t, newTestStore(), segment.YearMonthDay, time.UTC, policy(10, time.Second),
+			segment.DefaultPeriodicPolicy(), pool)
+		for range 4 * 60 * 10 { // 100 ids/s for 4 minutes, across midnight
+			for range 10 {
+				mustNextGrouped(t, p)
+			}
+			elapse(100 * time.Millisecond)
+		}
+		if id := mustNextGrouped(t, p); id.Period != "20000102" {
+			t.Errorf("last id %v, want one of 20000102", id)
+		}
+	})
 }

@@ -91,6 +91,9 @@ func TestRateMeter(t *testing.T) {
 		{time.Second, 2000, 2000},                    // a whole window: replaces the rate
 		{time.Second + time.Millisecond, 2000, 2000}, // requests close together keep it
 		{11 * time.Second, 2010, 1},                  // quiet: shrinks
+		{10 * time.Second, 2020, 1},                  // the clock stepped back: a new window, the estimate kept
+		{10*time.Second + time.Millisecond, 3020, 10000},
+		{11 * time.Second, 3020, 1000},
 	}
 	for i, s := range steps {
 		if got := m.measure(at(s.at), s.issued, window); got != s.want {

@@ -16,14 +16,17 @@ const (
 	maxBackoff = 5 * time.Second
 )
 
-// refill is one reservation. Whoever wins claim runs it: the executor, or a caller
-// that needs ids before the executor got to it.
+// refill is one reservation. Whoever wins claim runs it: the executor's task, or a
+// goroutine that a caller who needs ids before the executor got to it starts.
 type refill struct {
-	size  int64 // ids to reserve
-	min   int64 // the least that serves the caller, tried when size is past the end (S5)
-	claim atomic.Bool
-	done  chan struct{} // closed when the reservation ended; err is set before
-	err   error
+	size int64 // ids to reserve
+	min  int64 // the least that serves the caller, tried when size is past the end (S5)
+	// tooBig: the store refused min ids past the end (S5), where a Step might still
+	// fit. The refusal is the caller's, not the generator's.
+	tooBig bool
+	claim  atomic.Bool
+	done   chan struct{} // closed when the reservation ended; err is set before
+	err    error
 }
 
 // waiter bounds one caller's wait for ranges by ReserveTimeout, across every advance
@@ -55,34 +58,39 @@ func (g *Generator) advance(s *span, need int64, w *waiter) (v int64, ok bool, e
 	for {
 		g.mu.Lock()
 		if g.cur.Load() != s {
-			g.mu.Unlock()
+			g.unlock()
 			return 0, false, nil
 		}
 		if g.closed {
-			g.mu.Unlock()
+			g.unlock()
 			return 0, false, g.errClosed()
 		}
 		now := g.o.now()
 		if sp := g.takeSpareLocked(need, now); sp != nil {
 			g.installLocked(sp, need, now)
-			g.mu.Unlock()
+			g.unlock()
 			return sp.start, true, nil
 		}
 		f := g.inflight
-		if f == nil {
+		switch {
+		case f == nil:
 			if err := g.failures.check(now); err != nil {
-				g.mu.Unlock()
+				g.unlock()
 				return 0, false, g.unavailable(err)
 			}
-			f = g.startRefillLocked(need, now)
+			f = g.startRefillLocked(need, now, true)
+		case f.claim.CompareAndSwap(false, true):
+			// The executor has not started it: start it here, on a goroutine of its
+			// own, so that this wait stays bounded by ReserveTimeout.
+			g.wg.Go(func() { g.reserve(f) })
 		}
-		g.mu.Unlock()
+		g.unlock()
 
-		if f.claim.CompareAndSwap(false, true) {
-			g.reserve(f) // the executor has not started it: run it here
-		}
 		select {
 		case <-f.done:
+			if f.tooBig && roundUp(need, g.p.Step) < f.min {
+				continue // refused for its size, bigger than this caller needs
+			}
 			if f.err != nil {
 				return 0, false, g.unavailable(f.err)
 			}
@@ -100,7 +108,7 @@ func (g *Generator) advance(s *span, need int64, w *waiter) (v int64, ok bool, e
 // rest of the range with no check.
 func (g *Generator) prefetch(s *span) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	defer g.unlock()
 	if g.cur.Load() == s {
 		g.startPrefetchLocked(g.o.now())
 	}
@@ -111,31 +119,43 @@ func (g *Generator) prefetch(s *span) {
 
 func (g *Generator) startPrefetchLocked(now time.Time) {
 	if g.spare == nil && g.inflight == nil && !g.closed && g.failures.check(now) == nil {
-		g.startRefillLocked(1, now)
+		g.startRefillLocked(1, now, false)
 	}
 }
 
 // startRefillLocked starts the one reservation in flight, sized by the rate measured
-// since the previous one.
-func (g *Generator) startRefillLocked(need int64, now time.Time) *refill {
+// since the previous one. A caller that needs ids (forCaller) starts it on a
+// goroutine of its own; a background one goes to the executor, if there is one, when
+// the lock is released (unlock): exec may block or run the task then and there.
+func (g *Generator) startRefillLocked(need int64, now time.Time, forCaller bool) *refill {
 	cur := g.cur.Load()
 	rate := g.meter.measure(now, g.meter.retired+min(cur.used.Load(), cur.size), g.p.Lookahead/growthLimit)
 	f := &refill{size: g.p.size(rate, need), min: roundUp(need, g.p.Step), done: make(chan struct{})}
 	g.inflight = f
-	if g.o.exec == nil {
-		// A new goroutine always gets to the job, so it owns it from the start and a
-		// caller never runs it in its place: the caller's wait stays bounded by
-		// ReserveTimeout whatever the store's timeout.
+	if g.o.exec == nil || forCaller {
+		// A new goroutine always gets to the job, so it owns it from the start: the
+		// caller's wait stays bounded by ReserveTimeout whatever the store's timeout.
 		f.claim.Store(true)
 		g.wg.Go(func() { g.reserve(f) })
 		return f
 	}
-	g.o.exec(func() {
-		if f.claim.CompareAndSwap(false, true) {
-			g.reserve(f)
-		}
-	})
+	g.handover = f
 	return f
+}
+
+// unlock releases g.mu, then hands the background reservation started under it, if
+// any, to the executor.
+func (g *Generator) unlock() {
+	f := g.handover
+	g.handover = nil
+	g.mu.Unlock()
+	if f != nil {
+		g.o.exec(func() {
+			if f.claim.CompareAndSwap(false, true) {
+				g.reserve(f)
+			}
+		})
+	}
 }
 
 // reserve runs f against the store and files the result: a spare range, or a failure
@@ -159,8 +179,10 @@ func (g *Generator) reserve(f *refill) {
 	}
 	var recovered int
 	var retryIn time.Duration
+	f.tooBig = errors.Is(err, store.ErrExhausted) && f.min > g.p.Step
 	switch {
 	case closed:
+	case f.tooBig: // no backoff, and not for good: a smaller reservation may fit
 	case err == nil:
 		g.lastEnd = r.End
 		recovered = g.failures.recover()
@@ -169,7 +191,7 @@ func (g *Generator) reserve(f *refill) {
 			// starts now rather than at the first call.
 			g.installLocked(sp, 0, end)
 		} else {
-			g.spare = sp
+			g.keepSpareLocked(sp)
 		}
 	default:
 		retryIn = g.failures.fail(err, end, g.retryRefill)
@@ -179,6 +201,13 @@ func (g *Generator) reserve(f *refill) {
 	}
 	f.err = err
 	close(f.done)
+	if h := g.handover; h != nil {
+		// The reservation ahead of need that the first range started: this may run
+		// on the executor, which must not wait for room in itself.
+		g.handover = nil
+		h.claim.Store(true)
+		g.wg.Go(func() { g.reserve(h) })
+	}
 	g.mu.Unlock()
 
 	switch {
@@ -194,7 +223,9 @@ func (g *Generator) reserve(f *refill) {
 		if g.o.onFailed != nil {
 			g.o.onFailed(err)
 		}
-		if retryIn > 0 {
+		if f.tooBig {
+			g.o.logger.Warn("segment: reservation refused for its size", "key", g.key, "size", f.size, "err", err)
+		} else if retryIn > 0 {
 			g.o.logger.Warn("segment: reservation failed", "key", g.key, "size", f.size, "err", err, "retry_in", retryIn)
 		} else {
 			g.o.logger.Error("segment: reservation failed for good", "key", g.key, "err", err)
@@ -215,9 +246,9 @@ func (g *Generator) checkRangeLocked(r store.Range, size int64) error {
 // retryRefill is the background retry after a failure, at the end of its backoff.
 func (g *Generator) retryRefill() {
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	defer g.unlock()
 	if !g.closed && g.spare == nil && g.inflight == nil && g.failures.fatal == nil {
-		g.startRefillLocked(1, g.o.now())
+		g.startRefillLocked(1, g.o.now(), false)
 	}
 }
 
@@ -229,15 +260,35 @@ func (g *Generator) newSpan(r store.Range, arrived time.Time) *span {
 	return s
 }
 
-// takeSpareLocked returns the spare range if it can serve need ids, and drops it
-// otherwise: too small for a NextRange, or older than RangeTTL.
+// takeSpareLocked returns the spare range if it can serve need ids. It drops one older
+// than RangeTTL, and keeps one too small for a NextRange: the reservation made for it
+// is joined to the spare when the two are adjacent (see reserve).
 func (g *Generator) takeSpareLocked(need int64, now time.Time) *span {
 	sp := g.spare
-	g.spare = nil
-	if sp == nil || sp.size < need || (sp.hasTTL && now.After(sp.expires)) {
+	switch {
+	case sp == nil:
+		return nil
+	case sp.hasTTL && now.After(sp.expires):
+		g.spare = nil
+		return nil
+	case sp.size < need:
 		return nil
 	}
+	g.spare = nil
 	return sp
+}
+
+// keepSpareLocked files sp, a range just reserved, as the spare. A spare kept for
+// lack of size is joined to sp when sp starts where it ends, so that its ids are used;
+// otherwise they are a gap: ids handed out later must be larger.
+func (g *Generator) keepSpareLocked(sp *span) {
+	if old := g.spare; old != nil && old.start+old.size == sp.start {
+		sp.start, sp.size = old.start, old.size+sp.size
+		if old.hasTTL {
+			sp.expires = old.expires
+		}
+	}
+	g.spare = sp
 }
 
 // installLocked makes sp the range in use, with its first need ids taken. Every
@@ -342,11 +393,14 @@ type rateMeter struct {
 // all: the rate of the last whole window, or of the current one if that is faster
 // already. Requests close together thus neither inflate nor deflate it.
 func (m *rateMeter) measure(now time.Time, issued int64, window time.Duration) float64 {
-	if m.at.IsZero() {
+	elapsed := now.Sub(m.at)
+	if m.at.IsZero() || elapsed < 0 {
+		// The first request, or the clock stepped back (a clock with no monotonic
+		// reading): the window would never end and the ids taken meanwhile would
+		// look like a flood. Start a new one and keep the estimate.
 		m.at, m.issued = now, issued
 		return m.est // 0, or the rate a Periodic carried over from the period before
 	}
-	elapsed := now.Sub(m.at)
 	current := float64(issued-m.issued) / max(elapsed, window, time.Microsecond).Seconds()
 	if elapsed >= window {
 		m.rate, m.at, m.issued = current, now, issued

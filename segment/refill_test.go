@@ -398,3 +398,114 @@ func TestNext_SlowStoreNoWaitOnceWarm(t *testing.T) {
 		}
 	})
 }
+
+// hangs reports whether f is still running after a bound far above anything it
+// should take: a deadlock detector, not a timing assertion.
+func hangs(f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return false
+	case <-time.After(10 * time.Second):
+		return true
+	}
+}
+
+// TestNew_CallerRunsExecutorDoesNotDeadlock runs reservations with an executor that
+// runs each task on the goroutine that hands it over.
+func TestNew_CallerRunsExecutorDoesNotDeadlock(t *testing.T) {
+	callerRuns := segment.WithExecutor(func(task func()) { task() })
+	var g *segment.Generator
+	if hangs(func() { g = newGen(t, newTestStore(), policy(10, time.Second), callerRuns) }) {
+		t.Fatal("New with a caller-runs executor hangs")
+	}
+	if hangs(func() {
+		for want := int64(1); want <= 1000; want++ {
+			if v := mustNext(t, g); v != want {
+				t.Errorf("Next = %d, want %d", v, want)
+				return
+			}
+		}
+	}) {
+		t.Fatal("Next with a caller-runs executor hangs")
+	}
+}
+
+// TestNext_BlockingExecutorHoldsUpNoCaller uses a bounded pool whose submit blocks
+// while it is full: a caller that needs ids does not wait for the pool, and no lock is
+// held while a background reservation is handed over.
+func TestNext_BlockingExecutorHoldsUpNoCaller(t *testing.T) {
+	var full atomic.Bool
+	release := make(chan struct{})
+	defer close(release)
+	pool := segment.WithExecutor(func(task func()) {
+		if full.Load() {
+			<-release
+		}
+		go task()
+	})
+	g := newGen(t, newTestStore(), policy(10, 0), pool)
+	for range 10 {
+		mustNext(t, g)
+	}
+	full.Store(true)
+	for i := range 3 {
+		if hangs(func() { mustNext(t, g) }) {
+			t.Fatalf("Next %d hangs while the pool is full", i)
+		}
+	}
+}
+
+// TestNext_WithExecutor_WaitBoundedByReserveTimeout gives the reservation to an
+// executor that never gets to it: the caller that runs it instead waits at most
+// ReserveTimeout, and the reservation goes on and is used.
+func TestNext_WithExecutor_WaitBoundedByReserveTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore()
+		st.delay = 5 * time.Second
+		p := policy(10, 0)
+		p.ReserveTimeout = 3 * time.Second
+		g := newGen(t, st, p, segment.WithExecutor(func(func()) {}))
+		start := time.Now()
+		if _, err := g.Next(); !errors.Is(err, segment.ErrUnavailable) {
+			t.Errorf("Next with a 5s store: %v, want ErrUnavailable", err)
+		}
+		if waited := time.Since(start); waited > p.ReserveTimeout {
+			t.Errorf("Next waited %v, want at most ReserveTimeout %v", waited, p.ReserveTimeout)
+		}
+		elapse(2 * time.Second)
+		if v := mustNext(t, g); v != 1 || st.callCount() != 1 {
+			t.Errorf("Next after the reservation ended = %d with %d reservations, want 1 from the one", v, st.callCount())
+		}
+	})
+}
+
+// TestReserveSize_ClockStepsBackWithoutMonotonicReading runs a generator at 10 ids/s on
+// a clock with no monotonic reading (like time.Now().In(loc)) that steps back an hour:
+// its reservations stay sized for 10 ids/s.
+func TestReserveSize_ClockStepsBackWithoutMonotonicReading(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var offset atomic.Int64
+		wall := func() time.Time { return time.Now().Add(time.Duration(offset.Load())).Round(0) }
+		p := policy(10, time.Second)
+		st := newTestStore()
+		g := newGen(t, st, p, segment.WithClock(wall))
+		run := func(d time.Duration) {
+			for range int(d / (100 * time.Millisecond)) {
+				mustNext(t, g)
+				elapse(100 * time.Millisecond)
+			}
+		}
+		run(10 * time.Second)
+		before := len(st.sizes())
+		offset.Store(int64(-time.Hour))
+		run(10 * time.Minute)
+		if sizes := st.sizes()[before:]; slices.Max(sizes) > 20 {
+			t.Errorf("reservations after the clock stepped back reach %d ids at 10 ids/s (Step 10): %v", slices.Max(sizes), sizes)
+		}
+	})
+}

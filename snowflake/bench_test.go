@@ -9,6 +9,7 @@ import (
 	"github.com/sony/sonyflake"
 
 	"github.com/cosid-go/cosid/snowflake"
+	"github.com/cosid-go/cosid/store/memstore"
 )
 
 // The baselines run in the same run as the generator: bwmarrin/snowflake (a mutex
@@ -26,6 +27,15 @@ func wide() snowflake.Layout {
 
 func benchFixed(b *testing.B, l snowflake.Layout) *snowflake.Generator {
 	g, err := snowflake.NewFixed(1, l, snowflake.WithLogger(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { g.Close() })
+	return g
+}
+
+func benchLeased(b *testing.B, l snowflake.Layout) *snowflake.Generator {
+	g, err := snowflake.New(b.Context(), memstore.New(), l, snowflake.WithLogger(nil), snowflake.WithOwnerKey("bench"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -110,6 +120,10 @@ func BenchmarkBwmarrinParallel_Default(b *testing.B) {
 }
 
 func BenchmarkNext_Seq18(b *testing.B) { runNext(b, nextOf(b, benchFixed(b, wide()))) }
+
+// BenchmarkNext_Seq18Leased is BenchmarkNext_Seq18 with a leased machine, whose
+// first id of every Unit also checks the clock against the store's.
+func BenchmarkNext_Seq18Leased(b *testing.B) { runNext(b, nextOf(b, benchLeased(b, wide()))) }
 
 func BenchmarkBwmarrin_Seq18(b *testing.B) {
 	n := bwmarrinNode(b, 4, 18)

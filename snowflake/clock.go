@@ -84,12 +84,12 @@ func (g *Generator) run() {
 		case <-g.done:
 			select {
 			case <-g.lost: // lost just before the close: still report it
-				g.reportLost()
+				g.stopped()
 			default:
 			}
 			return
 		case <-g.lost:
-			g.reportLost()
+			g.stopped()
 			return
 		case <-g.wake:
 			idle = 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/snowflake"
+	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
 )
 
@@ -58,4 +59,31 @@ func ExampleLayout_Parse() {
 	// Output:
 	// 2026-10-27T09:30:15.123Z 7 42
 	// true <nil>
+}
+
+// leaseLog is an Observer that prints the lease events; a real one would set
+// metrics, without blocking.
+type leaseLog struct{}
+
+func (leaseLog) LeaseAcquired(l store.Lease)        { fmt.Println("acquired slot", l.Slot) }
+func (leaseLog) LeaseRenewed(l store.Lease)         { fmt.Println("renewed slot", l.Slot) }
+func (leaseLog) LeaseLost(l store.Lease, err error) { fmt.Println("lost slot", l.Slot, err) }
+func (leaseLog) LeaseReleased(l store.Lease)        { fmt.Println("released slot", l.Slot) }
+
+// An Observer sees the lease of a generator come and go; Lease tells the current
+// one at any time.
+func ExampleWithObserver() {
+	st := memstore.New()
+	g, err := snowflake.New(context.Background(), st, snowflake.DefaultLayout(),
+		snowflake.WithNamespace("app/events"), snowflake.WithOwnerKey("host-1"), snowflake.WithObserver(leaseLog{}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, _ := g.Lease()
+	fmt.Println("holding slot", l.Slot, "fence", l.Fence)
+	g.Close()
+	// Output:
+	// acquired slot 0
+	// holding slot 0 fence 1
+	// released slot 0
 }

@@ -11,6 +11,18 @@
 // failing, the generator stops for good with an error wrapping ErrLeaseLost rather
 // than risk a duplicate. NewFixed takes the machine from the caller instead.
 //
+// The clock may be off the store's by the tolerance (WithTolerance) either way. New
+// refuses a clock off by more, with an error wrapping ErrClockSkew. A generator whose
+// clock then gets ahead of the store's time by more than the tolerance, judged by
+// the last lease answer and the monotonic clock since, stops before it stamps such
+// a time, with an error wrapping ErrLeaseLost and ErrClockSkew, and releases its
+// slot at its last id. So no owner leaves a slot a Floor further ahead of the
+// store's time than the tolerance, and New waits for a Floor at most about twice
+// the tolerance. A clock that falls behind the store's only makes the ids' times
+// late; the generator logs it. The monotonic clock stands still while the machine
+// sleeps in a system suspend, so a generator on a machine resumed from a suspend
+// longer than the tolerance stops as if its clock had jumped ahead.
+//
 // Within one generator the ids strictly increase. A clock that moves back behind
 // the last id is waited for, up to a threshold (WithClockBackwards), then refused
 // with ErrClockBackwards; a sequence used up within one Unit waits for the next.
@@ -54,6 +66,10 @@ var (
 	// ErrClockBackwards means the clock is further behind the last id's time than
 	// the generator waits for.
 	ErrClockBackwards = errors.New("clock moved backwards")
+	// ErrClockSkew means the clock is off the store's by more than the tolerance
+	// (WithTolerance): New refuses such a clock, and a generator whose clock gets
+	// ahead of the store's stops with an error wrapping both this and ErrLeaseLost.
+	ErrClockSkew = errors.New("clock off the store's by more than the tolerance")
 	// ErrClosed means the generator was closed.
 	ErrClosed = errors.New("generator closed")
 )
@@ -94,6 +110,7 @@ type Generator struct {
 	parked    atomic.Bool
 	wake      chan struct{}
 	err       atomic.Pointer[error] // why the generator stopped
+	final     int64                 // the state of the last id, when the lease stopped it; read after lost is closed
 	lost      chan struct{}         // closed when the lease is lost
 	done      chan struct{}         // closed by Close
 	closeOnce sync.Once
@@ -103,6 +120,7 @@ type Generator struct {
 
 	leases     store.SlotLeaseStore        // nil for NewFixed
 	lease      atomic.Pointer[store.Lease] // nil for NewFixed; replaced by the background goroutine
+	ref        atomic.Pointer[storeClock]  // the store's clock by the last lease answer; nil for NewFixed
 	ttl        time.Duration
 	renewEvery time.Duration
 	slot       int
@@ -151,9 +169,9 @@ func newGenerator(machine int, l Layout, opts []Option) (*Generator, error) {
 	now, tick := g.clock()
 	switch {
 	case tick < 0:
-		return nil, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now, l.Epoch)
+		return nil, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now.UTC(), l.Epoch)
 	case tick > g.maxTick:
-		return nil, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now, g.timeOf(g.maxTick), store.ErrExhausted)
+		return nil, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now.UTC(), g.timeOf(g.maxTick), store.ErrExhausted)
 	}
 	return g, nil
 }
@@ -185,8 +203,8 @@ func (g *Generator) Layout() Layout { return g.layout }
 
 // Next returns the next id. It takes no lock and allocates nothing: most calls make
 // two atomic loads and one compare-and-swap. It fails with an error wrapping
-// ErrLeaseLost, ErrClosed, ErrClockBackwards, or store.ErrExhausted when the layout's
-// time has run out.
+// ErrLeaseLost (and ErrClockSkew when the clock got ahead of the store's), ErrClosed,
+// ErrClockBackwards, or store.ErrExhausted when the layout's time has run out.
 func (g *Generator) Next() (int64, error) {
 	v := g.state.Load()
 	if n := v + 1; n&g.kmask != 0 && v>>g.seqBits == g.cur.Load() && g.state.CompareAndSwap(v, n) {
@@ -207,13 +225,17 @@ func (g *Generator) next() (int64, error) {
 		last := v >> g.seqBits
 		switch {
 		case tick > last:
+			if err := g.checkAhead(now); err != nil {
+				g.halt(err, true)
+				continue
+			}
 			if tick > g.ceil.Load() {
 				g.halt(fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reached %v, past the lease's ceiling %v, before a renewal",
-					g.slot, g.namespace, ErrLeaseLost, now, g.timeOf(g.ceil.Load())), true)
+					g.slot, g.namespace, ErrLeaseLost, now.UTC(), g.timeOf(g.ceil.Load())), true)
 				continue
 			}
 			if tick > g.maxTick {
-				return 0, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now, g.timeOf(g.maxTick), store.ErrExhausted)
+				return 0, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now.UTC(), g.timeOf(g.maxTick), store.ErrExhausted)
 			}
 			if n := tick << g.seqBits; g.state.CompareAndSwap(v, n) {
 				return g.compose(n), nil
@@ -225,11 +247,11 @@ func (g *Generator) next() (int64, error) {
 		case tick == last:
 			g.waitFor(last+1, now)
 		case tick < 0:
-			return 0, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now, g.layout.Epoch)
+			return 0, fmt.Errorf("snowflake: %w: the clock reads %v, before the layout's epoch %v", ErrClockBackwards, now.UTC(), g.layout.Epoch)
 		default:
 			if behind := g.timeOf(last).Sub(now); behind > g.o.broken {
 				return 0, fmt.Errorf("snowflake: %w: the clock reads %v, %v behind the last id's time %v, over the %v that Next waits",
-					ErrClockBackwards, now, behind, g.timeOf(last), g.o.broken)
+					ErrClockBackwards, now.UTC(), behind, g.timeOf(last), g.o.broken)
 			}
 			g.waitFor(last, now)
 		}
@@ -248,6 +270,7 @@ func (g *Generator) halt(err error, lost bool) (int64, bool) {
 	}
 	last := g.state.Swap(stopped)
 	if lost {
+		g.final = last
 		close(g.lost)
 	}
 	return last, true

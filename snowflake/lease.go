@@ -4,16 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid/store"
 )
 
 // New acquires a slot of the namespace (WithNamespace) from leases and returns a
-// generator whose machine is that slot. It waits, under ctx, until the clock reaches
-// the lease's Floor, which takes at most about twice the tolerance when the slot's
-// earlier owner ran ahead. The lease is renewed in the background every third of its
-// TTL; Close releases it. The store is not closed with the generator.
+// generator whose machine is that slot. It refuses a clock that is off the store's
+// by more than the tolerance (ErrClockSkew), and waits, under ctx, until the clock
+// reaches the lease's Floor: at most about twice the tolerance, since no owner
+// stamps further ahead of the store's time than the tolerance. A slot whose Floor
+// lies further ahead than New waits (twice the tolerance and the broken threshold
+// of WithClockBackwards), as one left by an owner of an older version could, New
+// skips for another free one, up to eight; with none free it fails with an error
+// wrapping ErrClockBackwards. The lease is renewed in the background every third of
+// its TTL, and during a long wait for the Floor; Close releases it. The store is not
+// closed with the generator.
 func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Option) (*Generator, error) {
 	if leases == nil {
 		return nil, fmt.Errorf("snowflake: %w: nil SlotLeaseStore", store.ErrInvalidArgument)
@@ -26,18 +33,35 @@ func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
+	sent := time.Now()
 	lease, err := leases.Acquire(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("snowflake: acquire a slot of namespace %q for %q: %w", req.Namespace, req.OwnerKey, err)
+		return nil, acquireError(req, err)
 	}
-	if err := g.useLease(ctx, leases, req, lease); err != nil {
-		rctx, cancel := context.WithTimeout(context.Background(), g.renewEvery)
-		defer cancel()
-		if rerr := leases.Release(rctx, lease, lease.Floor-1); rerr != nil {
-			err = fmt.Errorf("%w (and its release failed: %w)", err, rerr)
+	var skipped []store.Lease // held until New ends, so that the store offers other slots
+	defer func() { g.releaseUnused(leases, skipped, nil) }()
+	for {
+		err := g.useLease(ctx, leases, req, lease, sent)
+		if err == nil {
+			break
 		}
-		return nil, err
+		held := *g.lease.Load()
+		if _, far := errors.AsType[floorAheadError](err); !far || len(skipped) == maxSkips {
+			return nil, g.releaseUnused(leases, []store.Lease{held}, err)
+		}
+		g.o.logger.Warn("snowflake: skipping a slot whose floor lies too far ahead", "namespace", held.Namespace, "slot", held.Slot, "error", err)
+		skipped = append(skipped, held)
+		sent = time.Now()
+		next, aerr := leases.Acquire(ctx, req)
+		switch {
+		case errors.Is(aerr, store.ErrNoFreeSlot):
+			return nil, err // the slot's floor is the trouble, not the namespace
+		case aerr != nil:
+			return nil, acquireError(req, aerr)
+		}
+		lease = next
 	}
+	lease = *g.lease.Load()
 	g.o.logger.Info("snowflake: slot acquired", "namespace", lease.Namespace, "owner", lease.OwnerKey,
 		"slot", lease.Slot, "fence", lease.Fence, "floor_ms", lease.Floor)
 	g.o.observer.LeaseAcquired(lease)
@@ -45,14 +69,57 @@ func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Opt
 	return g, nil
 }
 
-// useLease makes lease the generator's: its slot the machine, its Floor and Ceiling
-// the bounds of the stamps. It waits for the clock to reach the Floor.
-func (g *Generator) useLease(ctx context.Context, leases store.SlotLeaseStore, req store.LeaseRequest, lease store.Lease) error {
+// maxSkips is how many slots whose floors lie too far ahead New skips.
+const maxSkips = 8
+
+// floorAheadError is the error of a slot whose floor lies further ahead of the
+// clock than New waits; New then asks for another slot.
+type floorAheadError struct{ error }
+
+func (e floorAheadError) Unwrap() error { return e.error }
+
+// releaseUnused releases leases New took and will not use, as having stamped
+// nothing, and returns err with the errors of the releases.
+func (g *Generator) releaseUnused(leases store.SlotLeaseStore, held []store.Lease, err error) error {
+	if len(held) == 0 {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.renewEvery)
+	defer cancel()
+	for _, l := range held {
+		if rerr := leases.Release(ctx, l, l.Floor-1); rerr != nil {
+			g.o.logger.Warn("snowflake: releasing an unused slot failed", "namespace", l.Namespace, "slot", l.Slot, "error", rerr)
+			if err != nil {
+				err = fmt.Errorf("%w (and its release failed: %w)", err, rerr)
+			}
+		}
+	}
+	return err
+}
+
+// acquireError wraps the error of an Acquire, saying what New asked for unless the
+// store's error says so already, as sqlstore's does.
+func acquireError(req store.LeaseRequest, err error) error {
+	if strings.Contains(err.Error(), "acquire a slot of namespace") {
+		return fmt.Errorf("snowflake: %w", err)
+	}
+	return fmt.Errorf("snowflake: acquire a slot of namespace %q for %q: %w", req.Namespace, req.OwnerKey, err)
+}
+
+// useLease makes lease, which the store answered to a request sent at sent, the
+// generator's: its slot the machine, its Floor and Ceiling the bounds of the
+// stamps. It refuses a clock off the store's beyond the tolerance, and waits for the
+// clock to reach the Floor.
+func (g *Generator) useLease(ctx context.Context, leases store.SlotLeaseStore, req store.LeaseRequest, lease store.Lease, sent time.Time) error {
 	g.leases, g.ttl, g.renewEvery = leases, req.TTL, req.TTL/3
-	g.lease.Store(&lease)
 	g.slot, g.namespace = lease.Slot, lease.Namespace
+	g.ceil.Store(g.floorTick(lease.Ceiling)) // adopt only raises it, from the end of time of a generator without a lease
+	g.adopt(lease, sent)
 	if lease.Slot < 0 || lease.Slot >= req.Limit {
 		return fmt.Errorf("snowflake: the store leased slot %d of namespace %q, outside [0, %d)", lease.Slot, lease.Namespace, req.Limit)
+	}
+	if err := g.checkSkew(true); err != nil {
+		return err
 	}
 	g.machine = int64(lease.Slot) << g.seqBits
 	floor := max(g.ceilTick(lease.Floor), 0)
@@ -61,39 +128,64 @@ func (g *Generator) useLease(ctx context.Context, leases store.SlotLeaseStore, r
 			lease.Slot, lease.Namespace, time.UnixMilli(lease.Floor).UTC(), g.timeOf(g.maxTick), store.ErrExhausted)
 	}
 	g.state.Store(floor<<g.seqBits - 1)
-	g.ceil.Store(g.floorTick(lease.Ceiling))
+	return g.awaitFloor(ctx, floor, req.Tolerance)
+}
+
+// awaitFloor waits until the clock reaches Unit floor, renewing the lease every
+// renewEvery meanwhile, so that the lease New returns is live.
+func (g *Generator) awaitFloor(ctx context.Context, floor int64, tolerance time.Duration) error {
 	now, _ := g.clock()
-	g.checkSkew(now, lease)
 	ahead := g.timeOf(floor).Sub(now)
-	if ahead <= 0 {
-		return nil
+	if limit := 2*tolerance + g.o.broken; ahead > limit {
+		return floorAheadError{fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reads %v, %v behind the slot's floor %v, more than twice the tolerance and %v",
+			g.slot, g.namespace, ErrClockBackwards, now.UTC(), ahead, g.timeOf(floor), g.o.broken)}
 	}
-	if limit := 2*req.Tolerance + g.o.broken; ahead > limit {
-		return fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reads %v, %v behind the slot's floor %v, more than twice the tolerance and %v",
-			lease.Slot, lease.Namespace, ErrClockBackwards, now, ahead, g.timeOf(floor), g.o.broken)
+	for ahead > 0 {
+		renewAt := g.ref.Load().sent.Add(g.renewEvery)
+		t := time.NewTimer(min(ahead, time.Until(renewAt)))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("snowflake: waiting %v for the clock to reach the floor of slot %d: %w", ahead, g.slot, ctx.Err())
+		}
+		if !time.Now().Before(renewAt) {
+			if err := g.renewNow(ctx); err != nil {
+				return fmt.Errorf("snowflake: renew slot %d of namespace %q while waiting for its floor: %w", g.slot, g.namespace, err)
+			}
+			if err := g.checkSkew(true); err != nil {
+				return err
+			}
+		}
+		now, _ = g.clock()
+		ahead = g.timeOf(floor).Sub(now)
 	}
-	t := time.NewTimer(ahead)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("snowflake: waiting %v for the clock to reach the floor of slot %d: %w", ahead, lease.Slot, ctx.Err())
+	return nil
+}
+
+// renewNow renews the lease under ctx, bounded by renewEvery, and makes the answer
+// the generator's.
+func (g *Generator) renewNow(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, g.renewEvery)
+	defer cancel()
+	sent := time.Now()
+	l, err := g.leases.Renew(ctx, *g.lease.Load(), g.ttl)
+	if err != nil {
+		return err
 	}
+	g.adopt(l, sent)
+	return nil
 }
 
 // renewLease renews the lease and returns when to renew it next.
 func (g *Generator) renewLease() time.Duration {
-	ctx, cancel := context.WithTimeout(g.ctx, g.renewEvery)
-	l, err := g.leases.Renew(ctx, *g.lease.Load(), g.ttl)
-	cancel()
+	err := g.renewNow(g.ctx)
 	switch {
 	case err == nil:
-		g.lease.Store(&l)
-		g.raiseCeiling(l.Ceiling)
-		now, _ := g.clock()
-		g.checkSkew(now, l)
-		g.o.observer.LeaseRenewed(l)
+		g.o.observer.LeaseRenewed(*g.lease.Load())
+		if err := g.checkSkew(false); err != nil {
+			g.halt(err, true)
+		}
 		return g.renewEvery
 	case errors.Is(err, store.ErrLeaseLost):
 		g.halt(fmt.Errorf("snowflake: slot %d of namespace %q: %w: %w", g.slot, g.namespace, ErrLeaseLost, err), true)
@@ -108,21 +200,33 @@ func (g *Generator) renewLease() time.Duration {
 	return max(g.renewEvery/4, time.Millisecond)
 }
 
-func (g *Generator) reportLost() {
+// adopt makes l, which the store answered to a request sent at sent, the
+// generator's lease and the reference of its skew checks.
+func (g *Generator) adopt(l store.Lease, sent time.Time) {
+	g.lease.Store(&l)
+	g.raiseCeiling(l.Ceiling)
+	g.ref.Store(&storeClock{sent: sent, storeNs: l.StoreNow.UnixNano()})
+}
+
+// stopped reports the error the generator stopped with, and releases the lease
+// when the generator gave it up for a clock ahead of the store's: its next owner
+// may then start right above the last id rather than wait for the lease's expiry.
+func (g *Generator) stopped() {
 	err := *g.err.Load()
 	g.o.logger.Error("snowflake: generator stopped", "namespace", g.namespace, "slot", g.slot, "error", err)
-	g.o.observer.LeaseLost(*g.lease.Load(), err)
+	l := *g.lease.Load()
+	g.o.observer.LeaseLost(l, err)
 	if g.o.onLost != nil {
 		g.o.onLost(err)
 	}
-}
-
-// checkSkew logs a clock that runs ahead of the store by more than the tolerance:
-// it reaches the lease's ceiling early.
-func (g *Generator) checkSkew(now time.Time, l store.Lease) {
-	if skew := now.Sub(l.StoreNow); skew > g.o.tolerance {
-		g.o.logger.Warn("snowflake: the clock runs ahead of the store by more than the tolerance",
-			"namespace", l.Namespace, "slot", l.Slot, "skew", skew, "tolerance", g.o.tolerance, "store_now", l.StoreNow)
+	if !errors.Is(err, ErrClockSkew) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.renewEvery)
+	defer cancel()
+	lastMs, _ := g.layout.msOf(g.final >> g.seqBits)
+	if err := g.leases.Release(ctx, l, lastMs); err != nil {
+		g.o.logger.Warn("snowflake: release after the clock skew failed", "namespace", g.namespace, "slot", g.slot, "error", err)
 	}
 }
 

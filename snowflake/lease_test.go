@@ -244,15 +244,21 @@ func TestNew_RefusesBadArguments(t *testing.T) {
 	}
 }
 
-func TestNew_LogsAClockAheadOfTheStore(t *testing.T) {
+// TestRenew_LogsAClockBehindTheStore steps the store's clock forward: the
+// generator's clock falls behind it by more than the tolerance, which only costs
+// the ids' times, so the generator logs it and goes on.
+func TestRenew_LogsAClockBehindTheStore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var log syncBuffer
-		st := newTestStore(memstore.New())
-		newLeased(t, st, "a", snowflake.WithClock(skewed(5*time.Second).now), snowflake.WithLeaseTTL(30*time.Second),
-			snowflake.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
-		if out := log.String(); !strings.Contains(out, "ahead of the store") || !strings.Contains(out, "skew=5s") {
-			t.Errorf("log %q lacks the warning of a clock 5s ahead of the store", out)
+		storeClock := skewed(0)
+		st := newTestStore(memstore.New(memstore.WithClock(storeClock.now)))
+		g := newLeased(t, st, "a", snowflake.WithLeaseTTL(30*time.Second), snowflake.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+		storeClock.jump(5 * time.Second)
+		settle(10 * time.Second) // the first renewal
+		if out := log.String(); !strings.Contains(out, "behind the store") || !strings.Contains(out, "behind=5s") {
+			t.Errorf("log %q lacks the warning of a clock 5s behind the store", out)
 		}
+		mustNext(t, g)
 	})
 }
 

@@ -107,7 +107,8 @@ func WithLimit(n int) Option { return func(o *options) { o.limit = n } }
 // WithTolerance sets the clock skew allowed between an instance and the store
 // (default DefaultTolerance). It is fixed at the namespace's first use. A larger
 // tolerance lets clocks disagree more; a new owner of a slot waits up to twice it
-// before its first id.
+// before its first id. New refuses a clock off the store's by more, and a generator
+// whose clock gets ahead of the store's by more stops (ErrClockSkew).
 func WithTolerance(d time.Duration) Option { return func(o *options) { o.tolerance = d } }
 
 // WithLeaseTTL sets how long a lease lasts without renewal (default

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -46,11 +47,11 @@ func (s *Server) generator(r *http.Request) (*generator, error) {
 	if g := s.gens[name]; g != nil {
 		return g, nil
 	}
-	_, err := s.rt.Next(name) // the runtime's error names the configured generators
-	if err == nil {
-		return nil, &apiError{http.StatusNotFound, "unknown_generator", "unknown generator " + strconv.Quote(name)}
+	configured := "none"
+	if len(s.names) > 0 {
+		configured = strings.Join(s.names, ", ")
 	}
-	return nil, err
+	return nil, fmt.Errorf("%w %q; configured: %s", cosid.ErrUnknownGenerator, name, configured)
 }
 
 // count reads the count parameter: 1–MaxCount, default 1.

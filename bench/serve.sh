@@ -7,13 +7,15 @@
 #   DSN='postgres://postgres@127.0.0.1:5432/test?sslmode=disable' bench/serve.sh
 #
 # Prints, per case: requests/s, ids/s, and the p50 and p99 latency that wrk measured,
-# at full load (CONNS connections) and at light load (LIGHT connections).
+# at full load (CONNS connections) and at light load (LIGHT connections); then the
+# latency of single ids at a fixed rate (RATE requests/s, an open loop: bench/rateload).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-64}
 LIGHT=${LIGHT:-4}
+RATE=${RATE:-25000}
 THREADS=${THREADS:-1}
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 
@@ -28,6 +30,7 @@ trap cleanup EXIT
 
 go build -o "$work/cosid" ./cmd/cosid
 go build -o "$work/constserver" ./bench/constserver
+go build -o "$work/rateload" ./bench/rateload
 
 if [ -n "${DSN:-}" ]; then
 	store="{ type: sql, driver: pgx, dsn: \"$DSN\", timeout: 2s, options: { initSchema: true } }"
@@ -71,3 +74,8 @@ for conns in "$CONNS" "$LIGHT"; do
 	run "next count=100" "http://127.0.0.1:18686/v1/generators/order/next?count=100" 100 "$conns"
 	run "next count=1000" "http://127.0.0.1:18686/v1/generators/order/next?count=1000" 1000 "$conns"
 done
+echo "single ids at a fixed rate of $RATE req/s:"
+printf '%-22s ' "bare net/http constant"
+"$work/rateload" -url "http://127.0.0.1:18687/" -rate "$RATE" -duration "$DURATION"
+printf '%-22s ' "next count=1"
+"$work/rateload" -url "http://127.0.0.1:18686/v1/generators/order/next" -rate "$RATE" -duration "$DURATION"

@@ -206,3 +206,20 @@ cosid_segment_reservations_total{key="app/order"} 4
 		t.Errorf("a later scrape: %v", err)
 	}
 }
+
+func TestLeaseCollector_ReadsLeasesAtScrape(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	leases := []store.Lease{{Namespace: "app/event", OwnerKey: "host-a", Slot: 7, ExpiresAt: time.UnixMilli(1893553445500)}}
+	reg.MustRegister(metrics.NewLeaseCollector(func() []store.Lease { return leases }))
+	want := `
+# HELP cosid_lease_expires_seconds When a Snowflake generator's lease expires unless renewed, by the store clock, in Unix seconds.
+# TYPE cosid_lease_expires_seconds gauge
+cosid_lease_expires_seconds{namespace="app/event",owner="host-a"} 1.8935534455e+09
+# HELP cosid_lease_slot The slot a Snowflake generator holds a lease of.
+# TYPE cosid_lease_slot gauge
+cosid_lease_slot{namespace="app/event",owner="host-a"} 7
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/store"
 )
 
 // statsCollector exports segment generators' Stats, read at every scrape.
@@ -40,5 +41,36 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.batch, prometheus.GaugeValue, float64(st.Batch), st.Key)
 		ch <- prometheus.MustNewConstMetric(c.rate, prometheus.GaugeValue, st.Rate, st.Key)
 		ch <- prometheus.MustNewConstMetric(c.latency, prometheus.GaugeValue, st.LastReserve.Seconds(), st.Key)
+	}
+}
+
+// leaseCollector exports the leases that a snapshot returns, read at every scrape.
+type leaseCollector struct {
+	snapshot      func() []store.Lease
+	held, expires *prometheus.Desc
+}
+
+// NewLeaseCollector returns a collector of the slot leases that snapshot returns at
+// every scrape: cosid_lease_slot (the slot held) and cosid_lease_expires_seconds (its
+// expiry, by the store clock, in Unix seconds), by namespace and owner. It is for
+// generators built without an Observer, such as a runtime's.
+func NewLeaseCollector(snapshot func() []store.Lease) prometheus.Collector {
+	labels := []string{"namespace", "owner"}
+	return &leaseCollector{
+		snapshot: snapshot,
+		held:     prometheus.NewDesc("cosid_lease_slot", "The slot a Snowflake generator holds a lease of.", labels, nil),
+		expires:  prometheus.NewDesc("cosid_lease_expires_seconds", "When a Snowflake generator's lease expires unless renewed, by the store clock, in Unix seconds.", labels, nil),
+	}
+}
+
+func (c *leaseCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.held
+	ch <- c.expires
+}
+
+func (c *leaseCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, l := range c.snapshot() {
+		ch <- prometheus.MustNewConstMetric(c.held, prometheus.GaugeValue, float64(l.Slot), l.Namespace, l.OwnerKey)
+		ch <- prometheus.MustNewConstMetric(c.expires, prometheus.GaugeValue, float64(l.ExpiresAt.UnixMilli())/1000, l.Namespace, l.OwnerKey)
 	}
 }

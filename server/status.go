@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/store"
 )
 
 //go:embed status.html
@@ -93,6 +94,31 @@ func (s *Server) segmentStats(g *generator) []segment.Stats {
 	return nil
 }
 
+// Leases returns the slot leases of the Snowflake generators that this server has
+// served, for metrics.NewLeaseCollector. It builds no generator.
+func (s *Server) Leases() []store.Lease {
+	var all []store.Lease
+	for _, name := range s.names {
+		if l, ok := s.lease(s.gens[name]); ok {
+			all = append(all, l)
+		}
+	}
+	return all
+}
+
+// lease returns the lease of g, when it is a Snowflake generator that this server
+// served and that leases its machine id.
+func (s *Server) lease(g *generator) (store.Lease, bool) {
+	if !g.used.Load() || g.info.Strategy != strategySnowflake {
+		return store.Lease{}, false
+	}
+	snow, err := s.rt.Snowflake(g.info.Name)
+	if err != nil {
+		return store.Lease{}, false
+	}
+	return snow.Lease()
+}
+
 // status serves GET /: one server-rendered page, no script, no external asset. It
 // shows only the generators this server has served: looking at the page builds none.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
@@ -110,13 +136,11 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		}
 		if g.info.Strategy == strategySnowflake {
 			gv.Note = "Snowflake: see its lease below"
-			if snow, err := s.rt.Snowflake(name); err == nil {
-				if l, ok := snow.Lease(); ok {
-					view.Leases = append(view.Leases, leaseView{Generator: name, Namespace: l.Namespace, Owner: l.OwnerKey,
-						Slot: fmt.Sprint(l.Slot), Fence: fmt.Sprint(l.Fence), Expires: l.ExpiresAt.UTC().Format(time.RFC3339)})
-				} else {
-					gv.Note = fmt.Sprintf("Snowflake with the fixed machine id %d", snow.Machine())
-				}
+			if l, ok := s.lease(g); ok {
+				view.Leases = append(view.Leases, leaseView{Generator: name, Namespace: l.Namespace, Owner: l.OwnerKey,
+					Slot: fmt.Sprint(l.Slot), Fence: fmt.Sprint(l.Fence), Expires: l.ExpiresAt.UTC().Format(time.RFC3339)})
+			} else if snow, err := s.rt.Snowflake(name); err == nil {
+				gv.Note = fmt.Sprintf("Snowflake with the fixed machine id %d", snow.Machine())
 			}
 		}
 		view.Generators = append(view.Generators, gv)

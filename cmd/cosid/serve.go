@@ -108,7 +108,7 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }))
 	}
 	srv := server.New(rt, opts...)
-	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats))
+	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases))
 	hs := srv.HTTPServer(f.addr)
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

@@ -37,6 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(nextCommand(stderr), decodeCommand(), configCommand(stderr), schemaCommand(), versionCommand())
+	root.AddCommand(serveCommand(stderr))
 	if err := root.Execute(); err != nil {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "cosid: ") {

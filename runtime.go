@@ -93,8 +93,24 @@ func (p *parts) Close() error {
 type Option func(*runtimeOptions)
 
 type runtimeOptions struct {
-	logger *slog.Logger
-	now    func() time.Time // the clock of the retry backoff
+	logger   *slog.Logger
+	now      func() time.Time // the clock of the retry backoff
+	segOpts  func(generator, store string) []segment.Option
+	snowOpts func(generator, store string) []snowflake.Option
+}
+
+// WithSegmentOptions adds the options f returns to every segment and
+// periodic-segment generator the runtime builds; generator and store are the names
+// of the generator and its store in the configuration. It is how observers such as
+// the metrics package's reach the generators of a configuration.
+func WithSegmentOptions(f func(generator, store string) []segment.Option) Option {
+	return func(o *runtimeOptions) { o.segOpts = f }
+}
+
+// WithSnowflakeOptions adds the options f returns to every Snowflake generator the
+// runtime builds, as WithSegmentOptions does for segments.
+func WithSnowflakeOptions(f func(generator, store string) []snowflake.Option) Option {
+	return func(o *runtimeOptions) { o.snowOpts = f }
 }
 
 // WithLogger sets the logger of the runtime's stores and generators (default

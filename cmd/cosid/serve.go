@@ -22,7 +22,9 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/metrics"
+	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/server"
+	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -90,11 +92,17 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		cfg.Serve.Store = cosid.DefaultStore
 	}
 	reg := prometheus.NewRegistry()
-	opts, err := serverOptions(f, logger, reg)
+	m, err := metrics.New(reg)
 	if err != nil {
 		return err
 	}
-	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
+	opts, err := serverOptions(f, logger, reg, m)
+	if err != nil {
+		return err
+	}
+	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger),
+		cosid.WithSegmentOptions(func(_, st string) []segment.Option { return []segment.Option{m.SegmentOption(st)} }),
+		cosid.WithSnowflakeOptions(func(string, string) []snowflake.Option { return []snowflake.Option{m.SnowflakeOption()} }))
 	if err != nil {
 		return err
 	}
@@ -141,7 +149,7 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 }
 
 // serverOptions returns the options of the flags: the token, and metrics on reg.
-func serverOptions(f serveFlags, logger *slog.Logger, reg *prometheus.Registry) ([]server.Option, error) {
+func serverOptions(f serveFlags, logger *slog.Logger, reg *prometheus.Registry, m *metrics.Metrics) ([]server.Option, error) {
 	opts := []server.Option{server.WithLogger(logger)}
 	if f.tokenFile != "" {
 		data, err := os.ReadFile(f.tokenFile)
@@ -155,10 +163,6 @@ func serverOptions(f serveFlags, logger *slog.Logger, reg *prometheus.Registry) 
 		opts = append(opts, server.WithToken(token))
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m, err := metrics.New(reg)
-	if err != nil {
-		return nil, err
-	}
 	return append(opts, server.WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))), nil
 }
 

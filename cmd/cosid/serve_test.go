@@ -140,7 +140,8 @@ func TestServe_IdsAndGracefulShutdown(t *testing.T) {
 	}
 	_, exposition := get(t, p.url+"/metrics")
 	for _, want := range []string{`cosid_segment_reservations_total{key="app/order"} 1`, `cosid_http_requests_total{code="200",route="GET /v1/generators/{name}/next"} 2`,
-		`cosid_lease_slot{namespace="app/event",owner="serve-test"} 0`} {
+		`cosid_lease_slot{namespace="app/event",owner="serve-test"} 0`,
+		`cosid_reservations_total{key="app/order",store="db"} 1`, `cosid_leases_held{namespace="app/event"} 1`} {
 		if !strings.Contains(exposition, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

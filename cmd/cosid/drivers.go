@@ -8,3 +8,6 @@ import (
 	_ "github.com/microsoft/go-mssqldb"
 	_ "modernc.org/sqlite"
 )
+
+// The Redis store registers the configuration type redis.
+import _ "github.com/cosid-go/cosid/store/redisstore"

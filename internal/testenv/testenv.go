@@ -16,6 +16,10 @@ const (
 	Require  = "COSID_TEST_REQUIRE"  // "1": a missing server is a failure, not a skip
 )
 
+// RedisDurable names a Redis that keeps every acknowledged write (appendonly yes,
+// appendfsync always), for the tests that the Redis store runs: host:port.
+const RedisDurable = "COSID_TEST_REDIS_DURABLE"
+
 // Server returns the address in the environment variable name, skipping t when it is
 // unset, or failing it when servers are required.
 func Server(t testing.TB, name string) string {

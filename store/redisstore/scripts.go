@@ -103,7 +103,7 @@ if earlier then
     return {'ok', s, r.fence, r.expires, r.floor, r.ceiling, now}
   end
   r = free(s)
-  if r and r.last == owner then return take(s, r) end
+  if r then return take(s, r) end
 end
 if preferred >= 0 then
   local r = free(preferred)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -149,3 +150,6 @@ func (s *server) shutdown() {
 }
 
 func (s *server) String() string { return fmt.Sprintf("redis-server %s in %s", s.addr, s.dir) }
+
+// discard returns a logger that logs nothing.
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -1,9 +1,11 @@
 package redisstore
 
 import (
+	"context"
 	"time"
 
 	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store"
 )
 
 // ClockOffset moves the store clock of the stores opened WithClockOffset on it, for
@@ -34,3 +36,8 @@ var (
 	ParseLease   = parseLease
 	ParseRelease = parseRelease
 )
+
+// AcquireAs acquires with the given incarnation, as a retried call would.
+func (s *Store) AcquireAs(ctx context.Context, req store.LeaseRequest, incarnation string) (store.Lease, error) {
+	return s.acquire(ctx, req, incarnation)
+}

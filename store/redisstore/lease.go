@@ -19,6 +19,13 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.name, err)
 	}
+	return s.acquire(ctx, req, store.NewIncarnation())
+}
+
+// acquire runs the acquire script for a lease whose incarnation is incarnation. A
+// second run with the same incarnation, as a client's retry sends, answers the lease
+// the first one took.
+func (s *Store) acquire(ctx context.Context, req store.LeaseRequest, incarnation string) (store.Lease, error) {
 	op := fmt.Sprintf("acquire a slot of namespace %q for %q", req.Namespace, req.OwnerKey)
 	ctx, cancel, err := s.begin(ctx)
 	if err != nil {
@@ -27,7 +34,6 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	defer cancel()
 	k := namespaceKeys(s.prefix, req.Namespace)
 	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
-	incarnation := store.NewIncarnation()
 	reply, err := acquireScript.Run(ctx, s.client, []string{k.meta, k.slots, k.owners, k.held, k.busy},
 		s.offset(), req.OwnerKey, req.Limit, toleranceMs, ttlMs, req.Preferred, incarnation).Slice()
 	if err != nil {

@@ -1,7 +1,9 @@
 package redisstore_test
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -124,6 +126,50 @@ func BenchmarkLease(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkReserve_Interleaved runs an empty EVALSHA, an INCRBY and a reservation in
+// turn in every iteration and reports the median of each, so that the three meet the
+// same load on a shared machine; "reserve/evalsha" is the ratio of the medians.
+func BenchmarkReserve_Interleaved(b *testing.B) {
+	for _, srv := range benchServers {
+		b.Run(srv.name, func(b *testing.B) {
+			addr := testenv.Server(b, srv.env)
+			prefix := testPrefix(b, addr)
+			client := newClient(b, addr)
+			st := openStore(b, addr, append(srv.opts, redisstore.WithPrefix(prefix))...)
+			ctx := b.Context()
+			if err := emptyScript.Load(ctx, client).Err(); err != nil {
+				b.Fatal(err)
+			}
+			ops := []struct {
+				name string
+				run  func(context.Context) error
+			}{
+				{"evalsha", func(ctx context.Context) error { return emptyScript.EvalSha(ctx, client, nil).Err() }},
+				{"incrby", func(ctx context.Context) error { return client.IncrBy(ctx, prefix+"bare", 100).Err() }},
+				{"reserve", func(ctx context.Context) error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }},
+			}
+			took := make([][]time.Duration, len(ops))
+			for b.Loop() {
+				for i, op := range ops {
+					start := time.Now()
+					if err := op.run(ctx); err != nil {
+						b.Fatal(err)
+					}
+					took[i] = append(took[i], time.Since(start))
+				}
+			}
+			medians := make([]float64, len(ops))
+			for i, op := range ops {
+				slices.Sort(took[i])
+				medians[i] = float64(took[i][len(took[i])/2])
+				b.ReportMetric(medians[i], op.name+"-ns/op")
+			}
+			b.ReportMetric(medians[2]/medians[0], "reserve/evalsha")
+			b.ReportMetric(medians[2]/medians[1], "reserve/incrby")
 		})
 	}
 }

@@ -28,6 +28,12 @@ func TestReserve_S5_ExactNearMaxInt64(t *testing.T) {
 		steps []step
 		left  string // the key's next value at the end; "" for no key
 	}{
+		{"Across2^53", []step{
+			{1, 1<<53 - 2, store.Range{Start: 1<<53 - 2, End: 1<<53 - 1}},
+			{1, 0, store.Range{Start: 1<<53 - 1, End: 1 << 53}},
+			{1, 0, store.Range{Start: 1 << 53, End: 1<<53 + 1}},
+			{2, 0, store.Range{Start: 1<<53 + 1, End: 1<<53 + 3}},
+		}, strconv.FormatInt(1<<53+3, 10)},
 		{"Above2^53", []step{
 			{1, 1<<53 + 1, store.Range{Start: 1<<53 + 1, End: 1<<53 + 2}},
 			{3, 0, store.Range{Start: 1<<53 + 2, End: 1<<53 + 5}},

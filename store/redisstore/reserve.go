@@ -36,6 +36,10 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	return r, nil
 }
 
+// maxExact is 2^53: the script answers a next value below it as an integer, which
+// Lua's doubles hold exactly, and a larger one as text.
+const maxExact = 1 << 53
+
 // parseReserve reads the reply of reserveScript for a reservation of size.
 func parseReserve(reply any, size int64) (store.Range, error) {
 	switch v := reply.(type) {
@@ -46,14 +50,16 @@ func parseReserve(reply any, size int64) (store.Range, error) {
 		}
 		return store.Range{Start: next - size, End: next}, nil
 	case int64:
-		switch v {
-		case -1:
+		switch {
+		case v == -1:
 			return store.Range{}, store.ErrSealed
-		case -2:
+		case v == -2:
 			return store.Range{}, fmt.Errorf("%w: %d more values would pass math.MaxInt64", store.ErrExhausted, size)
+		case v >= size && v < maxExact:
+			return store.Range{Start: v - size, End: v}, nil
 		}
 	}
-	return store.Range{}, fmt.Errorf("the script answered %v (%T), want a value as text, -1 or -2", reply, reply)
+	return store.Range{}, fmt.Errorf("the script answered %v (%T), want a value a reservation of %d can end at, -1 or -2", reply, reply, size)
 }
 
 // Seal implements store.RangeStore: it sets the sealed field of the key's hash, one

@@ -11,7 +11,8 @@ import "github.com/redis/go-redis/v9"
 
 // reserveScript: KEYS[1] the range hash; ARGV[1] size, ARGV[2] the value a new key
 // gets (initialOffset+size), or "" when that would pass MaxInt64. It returns the new
-// next value as text, -1 for a sealed key, -2 when the key would pass MaxInt64.
+// next value: an integer below 2^53, which a double holds exactly, else text read back
+// with HGET; -1 for a sealed key, -2 when the key would pass MaxInt64.
 var reserveScript = redis.NewScript(`
 local v = redis.call('HMGET', KEYS[1], 'next', 'sealed')
 if v[2] then return -1 end
@@ -25,6 +26,7 @@ if type(r) == 'table' and r.err then
   if string.find(r.err, 'overflow', 1, true) then return -2 end
   return r
 end
+if r < 9007199254740992 then return r end
 return redis.call('HGET', KEYS[1], 'next')
 `)
 

@@ -1,0 +1,65 @@
+package redisstore_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/redisstore"
+	"github.com/cosid-go/cosid/store/storetest"
+)
+
+// startCluster starts a Redis Cluster of one durable node that serves every hash
+// slot. One node is enough to check the keys: a script whose keys lie in two hash
+// slots fails with CROSSSLOT on it as on many.
+func startCluster(t *testing.T) string {
+	t.Helper()
+	srv := startServer(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	admin := newClient(t, srv.addr)
+	if err := admin.Do(t.Context(), "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		info, err := admin.ClusterInfo(t.Context()).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, "cluster_state:ok") {
+			return srv.addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster did not come up within 30s:\n%s", info)
+		}
+		<-time.After(20 * time.Millisecond)
+	}
+}
+
+// TestCluster_Kits runs both test kits through Cluster clients, each store with a
+// client of its own: every script's keys share one hash slot, and New checks the
+// durability of the cluster's masters.
+func TestCluster_Kits(t *testing.T) {
+	t.Parallel()
+	addr := startCluster(t)
+	open := func(t *testing.T, opts ...redisstore.Option) *redisstore.Store {
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}, ContextTimeoutEnabled: true})
+		t.Cleanup(func() { c.Close() })
+		st, err := redisstore.New(c, append([]redisstore.Option{redisstore.WithTimeout(testTimeout), redisstore.WithLogger(nil)}, opts...)...)
+		if err != nil {
+			t.Fatalf("New on a cluster: %v", err)
+		}
+		return st
+	}
+	t.Run("Ranges", func(t *testing.T) {
+		storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore { return open(t) })
+	})
+	t.Run("Leases", func(t *testing.T) {
+		clock := new(redisstore.ClockOffset)
+		storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
+			return movedStore{open(t, redisstore.WithClockOffset(clock)), clock}
+		})
+	})
+}

@@ -91,3 +91,21 @@ func aclUserWithoutConfig(t *testing.T, addr string) *redis.Client {
 	t.Cleanup(func() { admin.Do(t.Context(), "ACL", "DELUSER", user) })
 	return newClient(t, addr, func(o *redis.Options) { o.Username, o.Password = user, password })
 }
+
+// TestNew_WarnsOfClientWithoutDeadlines checks that New warns when the client ignores
+// context deadlines, which the store's timeout relies on.
+func TestNew_WarnsOfClientWithoutDeadlines(t *testing.T) {
+	addr := durable(t)
+	for _, enabled := range []bool{false, true} {
+		var log bytes.Buffer
+		c := newClient(t, addr, func(o *redis.Options) { o.ContextTimeoutEnabled = enabled })
+		st, err := redisstore.New(c, redisstore.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		if warned := strings.Contains(log.String(), "ContextTimeoutEnabled"); warned == enabled {
+			t.Errorf("with ContextTimeoutEnabled %v, New logged %q", enabled, log.String())
+		}
+	}
+}

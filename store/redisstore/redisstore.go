@@ -88,6 +88,10 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 	if s.clock == nil {
 		s.clock = new(clockOffset)
 	}
+	if !honoursDeadlines(client) {
+		cfg.logger.Warn("redisstore: the Redis client ignores context deadlines (go-redis: ContextTimeoutEnabled is false), so the store's timeout cannot cut a call that waits on the network; its own read and write timeouts bound it",
+			"store", s.name, "timeout", cfg.timeout)
+	}
 	err := checkDurability(ctx, client)
 	switch {
 	case err == nil:
@@ -110,6 +114,18 @@ func serverName(client redis.UniversalClient) string {
 		return "cluster " + strings.Join(c.Options().Addrs, ",")
 	}
 	return fmt.Sprintf("%T", client)
+}
+
+// honoursDeadlines reports whether client ends a call at its context's deadline;
+// true where its options cannot be read.
+func honoursDeadlines(client redis.UniversalClient) bool {
+	switch c := client.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return true
 }
 
 // checkDurability reads appendonly and appendfsync of the server, or of every master

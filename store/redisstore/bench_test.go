@@ -34,14 +34,8 @@ var benchServers = []struct {
 func BenchmarkReserve(b *testing.B) {
 	for _, srv := range benchServers {
 		b.Run(srv.name, func(b *testing.B) {
-			addr := testenv.Server(b, srv.env)
-			prefix := testPrefix(b, addr)
-			client := newClient(b, addr)
-			st := openStore(b, addr, append(srv.opts, redisstore.WithPrefix(prefix))...)
+			prefix, client, st := benchStore(b, srv.env, srv.opts)
 			ctx := b.Context()
-			if err := emptyScript.Load(ctx, client).Err(); err != nil {
-				b.Fatal(err)
-			}
 			b.Run("bare=INCRBY", func(b *testing.B) {
 				for b.Loop() {
 					if err := client.IncrBy(ctx, prefix+"bare", 100).Err(); err != nil {
@@ -136,14 +130,8 @@ func BenchmarkLease(b *testing.B) {
 func BenchmarkReserve_Interleaved(b *testing.B) {
 	for _, srv := range benchServers {
 		b.Run(srv.name, func(b *testing.B) {
-			addr := testenv.Server(b, srv.env)
-			prefix := testPrefix(b, addr)
-			client := newClient(b, addr)
-			st := openStore(b, addr, append(srv.opts, redisstore.WithPrefix(prefix))...)
+			prefix, client, st := benchStore(b, srv.env, srv.opts)
 			ctx := b.Context()
-			if err := emptyScript.Load(ctx, client).Err(); err != nil {
-				b.Fatal(err)
-			}
 			ops := []struct {
 				name string
 				run  func(context.Context) error
@@ -172,4 +160,17 @@ func BenchmarkReserve_Interleaved(b *testing.B) {
 			b.ReportMetric(medians[2]/medians[1], "reserve/incrby")
 		})
 	}
+}
+
+// benchStore returns a key prefix unique to the run, a client and a store on the
+// server named by env, with the empty script loaded.
+func benchStore(b *testing.B, env string, opts []redisstore.Option) (string, *redis.Client, *redisstore.Store) {
+	addr := testenv.Server(b, env)
+	prefix := testPrefix(b, addr)
+	client := newClient(b, addr)
+	st := openStore(b, addr, append(opts, redisstore.WithPrefix(prefix))...)
+	if err := emptyScript.Load(b.Context(), client).Err(); err != nil {
+		b.Fatal(err)
+	}
+	return prefix, client, st
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"sync"
 	"testing"
@@ -67,35 +66,24 @@ func TestTwoProcesses_OneSlot(t *testing.T) {
 	type lease struct{ fence, floor, last int64 }
 	var mu sync.Mutex
 	var all []lease
-	var wg sync.WaitGroup
-	for child := range 2 {
-		wg.Go(func() {
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestLeaseHelperProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%q %q %q %q", leaseHelperEnv, addr, prefix, ns, fmt.Sprint("owner-", child)))
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Errorf("child %d: %v\n%s%s", child, err, out, stderr.Bytes())
-				return
+	runChildren(t, "TestLeaseHelperProcess", func(child int) string {
+		return fmt.Sprintf("%s=%q %q %q %q", leaseHelperEnv, addr, prefix, ns, fmt.Sprint("owner-", child))
+	}, func(child int, out []byte) {
+		n := 0
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			var l lease
+			if _, err := fmt.Sscanf(sc.Text(), "lease %d %d %d", &l.fence, &l.floor, &l.last); err == nil {
+				mu.Lock()
+				all = append(all, l)
+				mu.Unlock()
+				n++
 			}
-			n := 0
-			sc := bufio.NewScanner(bytes.NewReader(out))
-			for sc.Scan() {
-				var l lease
-				if _, err := fmt.Sscanf(sc.Text(), "lease %d %d %d", &l.fence, &l.floor, &l.last); err == nil {
-					mu.Lock()
-					all = append(all, l)
-					mu.Unlock()
-					n++
-				}
-			}
-			if n != leasesPerChild {
-				t.Errorf("child %d printed %d leases, want %d:\n%s", child, n, leasesPerChild, out)
-			}
-		})
-	}
-	wg.Wait()
+		}
+		if n != leasesPerChild {
+			t.Errorf("child %d printed %d leases, want %d:\n%s", child, n, leasesPerChild, out)
+		}
+	})
 	slices.SortFunc(all, func(a, b lease) int { return cmp.Compare(a.fence, b.fence) })
 	for i := 1; i < len(all); i++ {
 		prev, l := all[i-1], all[i]

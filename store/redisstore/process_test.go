@@ -50,28 +50,17 @@ func TestTwoProcesses_NoOverlap(t *testing.T) {
 	key := "procs/" + rand.Text()
 	var mu sync.Mutex
 	var all []store.Range
-	var wg sync.WaitGroup
-	for child := range 2 {
-		wg.Go(func() {
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%q %q %q", helperEnv, addr, prefix, key))
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Errorf("child %d: %v\n%s%s", child, err, out, stderr.Bytes())
-				return
-			}
-			ranges := parseRanges(out)
-			if len(ranges) != reservesPerChild {
-				t.Errorf("child %d printed %d ranges, want %d:\n%s", child, len(ranges), reservesPerChild, out)
-			}
-			mu.Lock()
-			all = append(all, ranges...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	runChildren(t, "TestHelperProcess", func(child int) string {
+		return fmt.Sprintf("%s=%q %q %q", helperEnv, addr, prefix, key)
+	}, func(child int, out []byte) {
+		ranges := parseRanges(out)
+		if len(ranges) != reservesPerChild {
+			t.Errorf("child %d printed %d ranges, want %d:\n%s", child, len(ranges), reservesPerChild, out)
+		}
+		mu.Lock()
+		all = append(all, ranges...)
+		mu.Unlock()
+	})
 	slices.SortFunc(all, func(a, b store.Range) int { return cmp.Compare(a.Start, b.Start) })
 	for i := 1; i < len(all); i++ {
 		if all[i].Start < all[i-1].End {
@@ -93,4 +82,27 @@ func parseRanges(out []byte) []store.Range {
 		}
 	}
 	return ranges
+}
+
+// runChildren runs the test named test in two child processes of the test binary at
+// once, each with the environment setting env(child) added, and hands each child's
+// standard output to done, failing t for a child that fails.
+func runChildren(t *testing.T, test string, env func(child int) string, done func(child int, out []byte)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for child := range 2 {
+		wg.Go(func() {
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+			cmd.Env = append(os.Environ(), env(child))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Errorf("child %d: %v\n%s%s", child, err, out, stderr.Bytes())
+				return
+			}
+			done(child, out)
+		})
+	}
+	wg.Wait()
 }

@@ -63,3 +63,26 @@ func TestCluster_Kits(t *testing.T) {
 		})
 	})
 }
+
+// TestConfig_Cluster opens a configured store whose addrs name a Cluster's node: the
+// store reaches the cluster through a Cluster client, checks its master, and serves.
+func TestConfig_Cluster(t *testing.T) {
+	t.Parallel()
+	addr := startCluster(t)
+	open, _ := store.Lookup("redis")
+	st, err := open(t.Context(), spec("addrs: ["+addr+"]\ntimeout: 5s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if r, err := st.Reserve(t.Context(), "cluster", 3, 1); err != nil || r != (store.Range{Start: 1, End: 4}) {
+		t.Errorf("Reserve = %v, %v; want [1, 4)", r, err)
+	}
+	req := store.LeaseRequest{Namespace: "cluster", OwnerKey: "a", Limit: 2, Tolerance: time.Second, TTL: time.Minute, Preferred: 1}
+	if l, err := st.(store.SlotLeaseStore).Acquire(t.Context(), req); err != nil || l.Slot != 1 {
+		t.Errorf("Acquire = slot %d, %v; want slot 1", l.Slot, err)
+	}
+	if name := st.(*redisstore.Store).String(); !strings.Contains(name, "cluster") {
+		t.Errorf("the store calls itself %q, want it to say it is on a cluster", name)
+	}
+}

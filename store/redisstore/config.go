@@ -19,7 +19,7 @@ func init() { store.Register("redis", openSpec) }
 // specConfig is the configuration of a store of type redis:
 //
 //	type: redis
-//	addr: 127.0.0.1:6379     # one server; or addrs: [a:7000, b:7000, c:7000] for a Cluster
+//	addr: 127.0.0.1:6379     # one server; or addrs: [a:7000, b:7000, c:7000], the nodes of a Cluster
 //	username: cosid          # ACL user (optional)
 //	password-file: /run/secrets/redis   # the password, read at start (optional)
 //	db: 0                    # database number (not on a Cluster)
@@ -91,7 +91,7 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 	switch {
 	case c.DB < 0:
 		return nil, config{}, bad("db", "%d; want a database number ≥ 0", c.DB)
-	case c.DB > 0 && len(addrs) > 1:
+	case c.DB > 0 && len(c.Addrs) > 0:
 		return nil, config{}, bad("db", "%d with a Cluster (addrs), which has database 0 only", c.DB)
 	case c.Timeout < 0:
 		return nil, config{}, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
@@ -109,6 +109,7 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 	cfg.volatile = c.Options.AllowVolatile
 	uo := &redis.UniversalOptions{
 		Addrs:                 addrs,
+		IsClusterMode:         len(c.Addrs) > 0,
 		Username:              c.Username,
 		DB:                    c.DB,
 		DialTimeout:           cfg.timeout,

@@ -89,7 +89,7 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 		{"AddrWithoutPort", "addr: localhost", []string{"cosid.stores.cache.addr", "host:port"}},
 		{"AddrsWithoutPort", "addrs: [a:1, b]", []string{"cosid.stores.cache.addrs[1]", "host:port"}},
 		{"DBNegative", "addr: a:1\ndb: -1", []string{"cosid.stores.cache.db", "≥ 0"}},
-		{"DBOnCluster", "addrs: [a:1, b:1]\ndb: 2", []string{"cosid.stores.cache.db", "Cluster"}},
+		{"DBOnCluster", "addrs: [a:1]\ndb: 2", []string{"cosid.stores.cache.db", "Cluster"}},
 		{"TimeoutNegative", "addr: a:1\ntimeout: -1s", []string{"cosid.stores.cache.timeout", "positive"}},
 		{"PrefixWithBrace", "addr: a:1\noptions: { prefix: \"a{b\" }", []string{"cosid.stores.cache.options.prefix", "brace"}},
 		{"PasswordFileMissing", "addr: a:1\npassword-file: " + missing, []string{"cosid.stores.cache.password-file", "missing"}},

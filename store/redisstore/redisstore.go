@@ -170,6 +170,9 @@ func isNetError(err error) bool {
 	return !errors.As(err, &re)
 }
 
+// String names the store as its errors do: its server and its prefix.
+func (s *Store) String() string { return s.name }
+
 // Timeout reports the bound of every call of the store (store.Timeouter).
 func (s *Store) Timeout() time.Duration { return s.timeout }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestNew_Durability(t *testing.T) {
 	noConfig := aclUserWithoutConfig(t, durableAddr)
 	tests := []struct {
 		name     string
-		client   *redis.Client
+		client   redis.UniversalClient
 		volatile bool
 		want     error    // nil: New succeeds
 		mention  []string // in the error, or in the warning when volatile
@@ -34,6 +35,7 @@ func TestNew_Durability(t *testing.T) {
 		{"NoAOF", newClient(t, volatileAddr), false, redisstore.ErrVolatileServer, []string{"appendonly", `"no"`, "WithVolatileServer", "allowVolatile"}},
 		{"FsyncEverySecond", newClient(t, everysec.addr), false, redisstore.ErrVolatileServer, []string{"appendfsync", `"everysec"`, "always"}},
 		{"ConfigRefused", noConfig, false, redisstore.ErrDurabilityUnknown, []string{"CONFIG", "NOPERM", "WithVolatileServer"}},
+		{"RingWithAVolatileShard", newRing(t, durableAddr, volatileAddr), false, redisstore.ErrVolatileServer, []string{volatileAddr, "appendonly"}},
 		{"NoAOFAccepted", newClient(t, volatileAddr), true, nil, []string{"appendonly", "forget"}},
 		{"ConfigRefusedAccepted", noConfig, true, nil, []string{"CONFIG", "forget"}},
 	}
@@ -108,4 +110,16 @@ func TestNew_WarnsOfClientWithoutDeadlines(t *testing.T) {
 			t.Errorf("with ContextTimeoutEnabled %v, New logged %q", enabled, log.String())
 		}
 	}
+}
+
+// newRing returns a Ring client over the servers at addrs that t closes.
+func newRing(t *testing.T, addrs ...string) *redis.Ring {
+	t.Helper()
+	shards := map[string]string{}
+	for i, a := range addrs {
+		shards[fmt.Sprint("shard", i)] = a
+	}
+	r := redis.NewRing(&redis.RingOptions{Addrs: shards})
+	t.Cleanup(func() { r.Close() })
+	return r
 }

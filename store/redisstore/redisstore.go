@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -112,6 +114,8 @@ func serverName(client redis.UniversalClient) string {
 		return c.Options().Addr
 	case *redis.ClusterClient:
 		return "cluster " + strings.Join(c.Options().Addrs, ",")
+	case *redis.Ring:
+		return "ring " + strings.Join(slices.Sorted(maps.Values(c.Options().Addrs)), ",")
 	}
 	return fmt.Sprintf("%T", client)
 }
@@ -129,15 +133,20 @@ func honoursDeadlines(client redis.UniversalClient) bool {
 }
 
 // checkDurability reads appendonly and appendfsync of the server, or of every master
-// of a Cluster, and reports a server that can lose acknowledged writes.
+// of a Cluster and every shard of a Ring, and reports a server that can lose
+// acknowledged writes.
 func checkDurability(ctx context.Context, client redis.UniversalClient) error {
-	if c, ok := client.(*redis.ClusterClient); ok {
-		return c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			if err := durability(ctx, m); err != nil {
-				return fmt.Errorf("master %s: %w", m.Options().Addr, err)
-			}
-			return nil
-		})
+	each := func(ctx context.Context, m *redis.Client) error {
+		if err := durability(ctx, m); err != nil {
+			return fmt.Errorf("server %s: %w", m.Options().Addr, err)
+		}
+		return nil
+	}
+	switch c := client.(type) {
+	case *redis.ClusterClient:
+		return c.ForEachMaster(ctx, each)
+	case *redis.Ring:
+		return c.ForEachShard(ctx, each)
 	}
 	return durability(ctx, client)
 }

@@ -47,14 +47,14 @@ var (
 )
 
 // New returns a Store on client, which the application owns: Close leaves it open.
-// client may be a standalone, Sentinel (failover) or Cluster client.
+// client may be a standalone, Sentinel (failover), Cluster or Ring client.
 //
-// New reads the persistence settings of the server (of every master, on a Cluster)
-// with CONFIG GET and refuses, with an error wrapping ErrVolatileServer, a server
-// that runs without appendonly yes and appendfsync always, since it can forget
-// acknowledged reservations on a restart; where CONFIG is refused, the error wraps
-// ErrDurabilityUnknown. WithVolatileServer accepts either, with a warning in the
-// log. New does this within the store's timeout.
+// New reads the persistence settings of the server (of every master of a Cluster,
+// every shard of a Ring) with CONFIG GET and refuses, with an error wrapping
+// ErrVolatileServer, a server that runs without appendonly yes and appendfsync
+// always, since it can forget acknowledged reservations on a restart; where CONFIG
+// is refused, the error wraps ErrDurabilityUnknown. WithVolatileServer accepts
+// either, with a warning in the log. New does this within the store's timeout.
 func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	cfg := buildConfig(opts)
 	if client == nil {

@@ -1,5 +1,6 @@
 // Package redisstore is a store.RangeStore and a store.SlotLeaseStore on Redis
-// (go-redis v9): standalone, Sentinel and Cluster clients.
+// (go-redis v9): standalone, Sentinel, Cluster and Ring clients. It needs Redis 5 or
+// later, whose scripts may write after reading TIME; its tests run on Redis 7.0.
 //
 // Every operation is one Lua script, loaded once and run with EVALSHA (EVAL when the
 // server answers NOSCRIPT), so each reserve, acquire, renew and release is one round
@@ -10,11 +11,11 @@
 //
 // A Redis that can lose acknowledged writes forgets reservations and leases when it
 // restarts, and then hands the same ranges and slots out again. New reads the
-// persistence settings with CONFIG GET (on every master of a Cluster) and refuses a
-// server without appendonly yes and appendfsync always (ErrVolatileServer), or one
-// whose CONFIG it may not run (ErrDurabilityUnknown), unless WithVolatileServer (in a
-// configuration, options: { allowVolatile: true }) accepts the risk, which New then
-// logs as a warning. Replication is asynchronous: a replica promoted by Sentinel or
+// persistence settings with CONFIG GET (on every master of a Cluster, every shard of
+// a Ring) and refuses a server without appendonly yes and appendfsync always
+// (ErrVolatileServer), or one whose CONFIG it may not run (ErrDurabilityUnknown),
+// unless WithVolatileServer (in a configuration, options: { allowVolatile: true })
+// accepts the risk, which New then logs as a warning. Replication is asynchronous: a replica promoted by Sentinel or
 // Cluster failover may lack the last writes its master acknowledged; the store does
 // not check for replicas.
 //

@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,22 @@ func TestConfig_Cluster(t *testing.T) {
 	}
 	if name := st.(*redisstore.Store).String(); !strings.Contains(name, "cluster") {
 		t.Errorf("the store calls itself %q, want it to say it is on a cluster", name)
+	}
+}
+
+// TestCluster_Replicas waits for a replica through a Cluster client, on the master of
+// each script's keys: the one-node cluster has none, so every write fails with
+// ErrNotReplicated.
+func TestCluster_Replicas(t *testing.T) {
+	t.Parallel()
+	addr := startCluster(t)
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}, ContextTimeoutEnabled: true})
+	defer c.Close()
+	st, err := redisstore.New(c, redisstore.WithReplicas(1, 50*time.Millisecond), redisstore.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := st.Reserve(t.Context(), "k", 1, 0); !errors.Is(err, redisstore.ErrNotReplicated) {
+		t.Errorf("Reserve on a cluster without replicas = %v, %v; want ErrNotReplicated", r, err)
 	}
 }

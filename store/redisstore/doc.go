@@ -15,9 +15,13 @@
 // a Ring) and refuses a server without appendonly yes and appendfsync always
 // (ErrVolatileServer), or one whose CONFIG it may not run (ErrDurabilityUnknown),
 // unless WithVolatileServer (in a configuration, options: { allowVolatile: true })
-// accepts the risk, which New then logs as a warning. Replication is asynchronous: a replica promoted by Sentinel or
-// Cluster failover may lack the last writes its master acknowledged; the store does
-// not check for replicas.
+// accepts the risk, which New then logs as a warning.
+//
+// Replication is asynchronous: a replica promoted by Sentinel or Cluster failover
+// may lack the last writes its master acknowledged. WithReplicas makes every
+// operation send WAIT after its script, in the same round trip, and fail with
+// ErrNotReplicated unless that many replicas confirm the write in time; without it
+// the store does not look at replicas.
 //
 // # Keys
 //

@@ -34,7 +34,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest, incarnation
 	defer cancel()
 	k := namespaceKeys(s.prefix, req.Namespace)
 	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
-	reply, err := acquireScript.Run(ctx, s.client, []string{k.meta, k.slots, k.owners, k.held, k.busy},
+	reply, err := s.run(ctx, acquireScript, []string{k.meta, k.slots, k.owners, k.held, k.busy},
 		s.offset(), req.OwnerKey, req.Limit, toleranceMs, ttlMs, req.Preferred, incarnation).Slice()
 	if err != nil {
 		return store.Lease{}, s.leaseFail(op, err)
@@ -62,7 +62,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 	}
 	defer cancel()
 	k := namespaceKeys(s.prefix, l.Namespace)
-	reply, err := renewScript.Run(ctx, s.client, []string{k.meta, k.slots, k.held, k.busy},
+	reply, err := s.run(ctx, renewScript, []string{k.meta, k.slots, k.held, k.busy},
 		s.offset(), l.Slot, l.OwnerKey, l.Incarnation, l.Fence, slotrow.MillisUp(ttl)).Slice()
 	if err != nil {
 		return store.Lease{}, s.leaseFail(op, err)
@@ -89,7 +89,7 @@ func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) er
 	}
 	defer cancel()
 	k := namespaceKeys(s.prefix, l.Namespace)
-	reply, err := releaseScript.Run(ctx, s.client, []string{k.meta, k.slots, k.held, k.busy},
+	reply, err := s.run(ctx, releaseScript, []string{k.meta, k.slots, k.held, k.busy},
 		s.offset(), l.Slot, l.OwnerKey, l.Incarnation, l.Fence, lastUsedMs).Slice()
 	if err != nil {
 		return s.leaseFail(op, err)

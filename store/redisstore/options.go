@@ -16,8 +16,11 @@ type config struct {
 	prefix   string
 	timeout  time.Duration
 	volatile bool
-	logger   *slog.Logger
-	clock    *clockOffset
+	// replicas and replicaWait: WithReplicas.
+	replicas    int
+	replicaWait time.Duration
+	logger      *slog.Logger
+	clock       *clockOffset
 }
 
 func buildConfig(opts []Option) config {

@@ -38,6 +38,9 @@ type Store struct {
 	name    string // "redisstore(127.0.0.1:6379, cosid:)", for errors
 	clock   *clockOffset
 	closed  atomic.Bool
+	// replicas, replicaWait: every write waits for this many replicas (WithReplicas).
+	replicas    int
+	replicaWait time.Duration
 }
 
 var (
@@ -63,6 +66,9 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
 	}
+	if err := checkReplicas(cfg, client); err != nil {
+		return nil, fmt.Errorf("redisstore: %w: %w", store.ErrInvalidArgument, err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
 	defer cancel()
 	return newStore(ctx, client, false, cfg)
@@ -86,6 +92,9 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 		timeout: cfg.timeout,
 		name:    fmt.Sprintf("redisstore(%s, %s)", serverName(client), cfg.prefix),
 		clock:   cfg.clock,
+
+		replicas:    cfg.replicas,
+		replicaWait: cfg.replicaWait,
 	}
 	if s.clock == nil {
 		s.clock = new(clockOffset)

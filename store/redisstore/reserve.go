@@ -25,7 +25,7 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	if store.Fits(initialOffset, size) {
 		created = strconv.FormatInt(initialOffset+size, 10)
 	}
-	reply, err := reserveScript.Run(ctx, s.client, []string{rangeKey(s.prefix, key)}, size, created).Result()
+	reply, err := s.run(ctx, reserveScript, []string{rangeKey(s.prefix, key)}, size, created).Result()
 	if err != nil {
 		return store.Range{}, s.fail("reserve", key, err)
 	}

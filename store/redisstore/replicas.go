@@ -66,7 +66,7 @@ func (s *Store) run(ctx context.Context, script *redis.Script, keys []string, ar
 			cmd = script.EvalSha(ctx, pipe, keys, args...)
 		}
 		wait := pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait)) // WAIT 0 would wait for ever
-		pipe.Exec(ctx) // the errors are the commands'
+		pipe.Exec(ctx)                                                            // the errors are the commands'
 		if !load && redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
 			continue
 		}

@@ -65,8 +65,9 @@ func (s *Store) run(ctx context.Context, script *redis.Script, keys []string, ar
 		} else {
 			cmd = script.EvalSha(ctx, pipe, keys, args...)
 		}
-		wait := pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait)) // WAIT 0 would wait for ever
-		pipe.Exec(ctx)                                                            // the errors are the commands'
+		// At least a millisecond: WAIT with a timeout of 0 waits for ever.
+		wait := pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait))
+		pipe.Exec(ctx) // its error is one of the commands'
 		if !load && redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
 			continue
 		}

@@ -57,29 +57,28 @@ func (s *Store) run(ctx context.Context, script *redis.Script, keys []string, ar
 		}
 		conn = m
 	}
-	for _, load := range []bool{false, true} {
-		pipe := conn.Pipeline()
-		var cmd *redis.Cmd
-		if load {
-			cmd = script.Eval(ctx, pipe, keys, args...)
-		} else {
-			cmd = script.EvalSha(ctx, pipe, keys, args...)
-		}
-		// At least a millisecond: WAIT with a timeout of 0 waits for ever.
-		wait := pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait))
-		pipe.Exec(ctx) // its error is one of the commands'
-		if !load && redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-			continue
-		}
-		acked, err := wait.Int64()
-		switch {
-		case cmd.Err() != nil:
-		case err != nil:
-			cmd.SetErr(fmt.Errorf("WAIT for %d replicas: %w", s.replicas, err))
-		case acked < int64(s.replicas):
-			cmd.SetErr(fmt.Errorf("%w: %d of %d replicas confirmed it within %v", ErrNotReplicated, acked, s.replicas, s.replicaWait))
-		}
-		return cmd
+	cmd, wait := s.withWait(ctx, conn, script.EvalSha, keys, args)
+	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+		cmd, wait = s.withWait(ctx, conn, script.Eval, keys, args)
 	}
-	panic("unreachable")
+	acked, err := wait.Int64()
+	switch {
+	case cmd.Err() != nil:
+	case err != nil:
+		cmd.SetErr(fmt.Errorf("WAIT for %d replicas: %w", s.replicas, err))
+	case acked < int64(s.replicas):
+		cmd.SetErr(fmt.Errorf("%w: %d of %d replicas confirmed it within %v", ErrNotReplicated, acked, s.replicas, s.replicaWait))
+	}
+	return cmd
+}
+
+// withWait sends eval of the script and WAIT in one pipeline on conn.
+func (s *Store) withWait(ctx context.Context, conn redis.Cmdable, eval func(context.Context, redis.Scripter, []string, ...any) *redis.Cmd,
+	keys []string, args []any) (*redis.Cmd, *redis.Cmd) {
+	pipe := conn.Pipeline()
+	cmd := eval(ctx, pipe, keys, args...)
+	// At least a millisecond: WAIT with a timeout of 0 waits for ever.
+	wait := pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait))
+	pipe.Exec(ctx) // its error is one of the commands'
+	return cmd, wait
 }

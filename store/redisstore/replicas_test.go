@@ -44,14 +44,14 @@ func TestReplicas_WaitForReplicas(t *testing.T) {
 	t.Parallel()
 	master := startServer(t, "--repl-diskless-sync-delay", "0")
 	replica := startReplica(t, master)
-	const wait = 200 * time.Millisecond // how long the two-replica case waits for a replica that does not exist
 	for _, tc := range []struct {
 		replicas int
+		wait     time.Duration // long where the replica exists, short where it must run out
 		want     error
-	}{{1, nil}, {2, redisstore.ErrNotReplicated}} {
+	}{{1, testTimeout, nil}, {2, 200 * time.Millisecond, redisstore.ErrNotReplicated}} {
 		t.Run(fmt.Sprint(tc.replicas, "Replicas"), func(t *testing.T) {
 			prefix := fmt.Sprintf("r%d:", tc.replicas)
-			st := openStore(t, master.addr, redisstore.WithPrefix(prefix), redisstore.WithReplicas(tc.replicas, wait))
+			st := openStore(t, master.addr, redisstore.WithPrefix(prefix), redisstore.WithReplicas(tc.replicas, tc.wait))
 			ctx := t.Context()
 			check := func(op string, err error) {
 				t.Helper()

@@ -18,13 +18,14 @@ import (
 // fences, expiries, floors and ceilings, the same leases lost, the same releases
 // refused, and no free slot only when the rules see none.
 //
-// Leases last whole minutes and the clock moves by half minutes, so that the real
-// time the test takes (seconds) never decides whether a lease has expired.
+// Leases last multiples of the step, and the clock moves by half steps, so that the
+// real time the test takes (seconds, well under half a step) never decides whether a
+// lease has expired.
 func TestScripts_AgreeWithSlotrow(t *testing.T) {
 	addr := durable(t)
 	clock := new(redisstore.ClockOffset)
 	st := openStore(t, addr, redisstore.WithPrefix(testPrefix(t, addr)), redisstore.WithClockOffset(clock))
-	const limit, tolerance = 4, 1500 * time.Millisecond
+	const limit, tolerance, step = 4, 1500 * time.Millisecond, 10 * time.Minute
 	toleranceMs := tolerance.Milliseconds()
 	ctx := t.Context()
 	rows := make([]slotrow.Row, limit)
@@ -37,7 +38,7 @@ func TestScripts_AgreeWithSlotrow(t *testing.T) {
 		switch op := rng.IntN(10); {
 		case op < 4:
 			owner := fmt.Sprint("owner-", rng.IntN(6))
-			ttl := time.Duration(1+rng.IntN(4)) * time.Minute
+			ttl := time.Duration(1+rng.IntN(4)) * step
 			req := store.LeaseRequest{Namespace: "agree", OwnerKey: owner, Limit: limit, Tolerance: tolerance, TTL: ttl, Preferred: rng.IntN(limit+1) - 1}
 			l, err := st.Acquire(ctx, req)
 			if errors.Is(err, store.ErrNoFreeSlot) {
@@ -70,7 +71,7 @@ func TestScripts_AgreeWithSlotrow(t *testing.T) {
 			leases = append(leases, l)
 		case op < 6 && len(leases) > 0:
 			l := leases[rng.IntN(len(leases))]
-			ttl := time.Duration(1+rng.IntN(4)) * time.Minute
+			ttl := time.Duration(1+rng.IntN(4)) * step
 			got, err := st.Renew(ctx, l, ttl)
 			r := rows[l.Slot]
 			if !r.Holds(l) {
@@ -114,7 +115,7 @@ func TestScripts_AgreeWithSlotrow(t *testing.T) {
 			}
 			rows[l.Slot] = want
 		default:
-			d := time.Duration(rng.IntN(7)-1) * 30 * time.Second // mostly forward, at times back
+			d := time.Duration(rng.IntN(7)-1) * step / 2 // mostly forward, at times back
 			clock.Move(d)
 			offset += d
 			if d < 0 {

@@ -1,0 +1,134 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+func init() { store.Register("redis", openSpec) }
+
+// specConfig is the configuration of a store of type redis:
+//
+//	type: redis
+//	addr: 127.0.0.1:6379     # one server; or addrs: [a:7000, b:7000, c:7000], the nodes of a Cluster
+//	username: cosid          # ACL user (optional)
+//	password-file: /run/secrets/redis   # the password, read at start (optional)
+//	db: 0                    # database number (not on a Cluster)
+//	tls: true                # TLS with the system's roots
+//	timeout: 2s
+//	options: { prefix: "cosid:", allowVolatile: false }
+type specConfig struct {
+	Addr         string        `yaml:"addr"`
+	Addrs        []string      `yaml:"addrs"`
+	Username     string        `yaml:"username"`
+	PasswordFile string        `yaml:"password-file"`
+	DB           int           `yaml:"db"`
+	TLS          bool          `yaml:"tls"`
+	Timeout      time.Duration `yaml:"timeout"`
+	Options      struct {
+		Prefix        *string `yaml:"prefix"`
+		AllowVolatile bool    `yaml:"allowVolatile"`
+	} `yaml:"options"`
+}
+
+// openSpec opens a store of type redis, with a client that the store owns. Its
+// errors name the field of spec at fault and the values it allows.
+func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
+	var c specConfig
+	if err := spec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
+	}
+	uo, cfg, err := c.client(spec)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Logger != nil {
+		WithLogger(spec.Logger)(&cfg)
+	}
+	client := redis.NewUniversalClient(uo)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+	st, err := newStore(ctx, client, true, cfg)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	}
+	return st, nil
+}
+
+// client checks the settings and returns the client's options and the store's.
+func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, error) {
+	bad := func(field string, format string, args ...any) error {
+		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
+	}
+	addrs := c.Addrs
+	switch {
+	case c.Addr != "" && len(addrs) > 0:
+		return nil, config{}, bad("addr", "set with addrs; want addr for one server, or addrs for the nodes of a Cluster")
+	case c.Addr != "":
+		addrs = []string{c.Addr}
+	case len(addrs) == 0:
+		return nil, config{}, bad("addr", "missing; want host:port, such as 127.0.0.1:6379 (or addrs for a Cluster)")
+	}
+	for i, a := range addrs {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			field := "addr"
+			if len(c.Addrs) > 0 {
+				field = fmt.Sprintf("addrs[%d]", i)
+			}
+			return nil, config{}, bad(field, "%q is not host:port: %v", a, err)
+		}
+	}
+	switch {
+	case c.DB < 0:
+		return nil, config{}, bad("db", "%d; want a database number ≥ 0", c.DB)
+	case c.DB > 0 && len(c.Addrs) > 0:
+		return nil, config{}, bad("db", "%d with a Cluster (addrs), which has database 0 only", c.DB)
+	case c.Timeout < 0:
+		return nil, config{}, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
+	}
+	cfg := buildConfig(nil)
+	if c.Timeout > 0 {
+		cfg.timeout = c.Timeout
+	}
+	if p := c.Options.Prefix; p != nil {
+		if err := checkPrefix(*p); err != nil {
+			return nil, config{}, bad("options.prefix", "%v", err)
+		}
+		cfg.prefix = *p
+	}
+	cfg.volatile = c.Options.AllowVolatile
+	uo := &redis.UniversalOptions{
+		Addrs:                 addrs,
+		IsClusterMode:         len(c.Addrs) > 0,
+		Username:              c.Username,
+		DB:                    c.DB,
+		DialTimeout:           cfg.timeout,
+		ReadTimeout:           cfg.timeout,
+		WriteTimeout:          cfg.timeout,
+		ContextTimeoutEnabled: true,
+	}
+	if c.PasswordFile != "" {
+		b, err := os.ReadFile(c.PasswordFile)
+		if err != nil {
+			return nil, config{}, bad("password-file", "%v", err)
+		}
+		uo.Password = strings.TrimRight(string(b), "\r\n")
+	}
+	if c.TLS {
+		uo.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		if len(addrs) == 1 {
+			uo.TLSConfig.ServerName, _, _ = net.SplitHostPort(addrs[0])
+		}
+	}
+	return uo, cfg, nil
+}

@@ -1,0 +1,43 @@
+package redisstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store"
+)
+
+// ClockOffset moves the store clock of the stores opened WithClockOffset on it, for
+// the external tests (storetest.ClockMover).
+type ClockOffset = clockOffset
+
+// WithClockOffset makes a store read Redis TIME moved by c.
+var WithClockOffset = withClockOffset
+
+// Move moves the clock by d, rounded up to a whole millisecond.
+func (c *clockOffset) Move(d time.Duration) { c.ms.Add(slotrow.MillisUp(d)) }
+
+// Keys of the store's layout, for the tests that read Redis directly.
+var (
+	RangeKey = rangeKey
+	Tag      = tag
+)
+
+// NamespaceKeys returns the keys of a namespace: meta, slots, owners, held, busy.
+func NamespaceKeys(prefix, namespace string) []string {
+	k := namespaceKeys(prefix, namespace)
+	return []string{k.meta, k.slots, k.owners, k.held, k.busy}
+}
+
+// Reply parsers, for the fuzz tests.
+var (
+	ParseReserve = parseReserve
+	ParseLease   = parseLease
+	ParseRelease = parseRelease
+)
+
+// AcquireAs acquires with the given incarnation, as a retried call would.
+func (s *Store) AcquireAs(ctx context.Context, req store.LeaseRequest, incarnation string) (store.Lease, error) {
+	return s.acquire(ctx, req, incarnation)
+}

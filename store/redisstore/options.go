@@ -1,0 +1,67 @@
+package redisstore
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultTimeout bounds every call of a store configured without a timeout.
+const DefaultTimeout = 2 * time.Second
+
+// Option configures a Store.
+type Option func(*config)
+
+type config struct {
+	prefix   string
+	timeout  time.Duration
+	volatile bool
+	// replicas and replicaWait: WithReplicas.
+	replicas    int
+	replicaWait time.Duration
+	logger      *slog.Logger
+	clock       *clockOffset
+}
+
+func buildConfig(opts []Option) config {
+	c := config{prefix: DefaultPrefix, timeout: DefaultTimeout, logger: slog.Default()}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// WithPrefix sets the start of every key name (default "cosid:"), so that tenants
+// and tests can share one server. A prefix is at most 64 bytes of UTF-8 and holds no
+// brace, which would move the keys' hash tags.
+func WithPrefix(p string) Option { return func(c *config) { c.prefix = p } }
+
+// WithTimeout bounds every call of the store, New's checks included (default
+// DefaultTimeout). The client must honour context deadlines (go-redis:
+// ContextTimeoutEnabled) for the bound to cut a call that waits on the network.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithVolatileServer makes New accept a server that can lose acknowledged writes,
+// or one whose durability it cannot read because CONFIG is disabled (managed
+// Redis). Such a server may forget reservations and leases when it restarts or fails
+// over, and then hands the same ids out again; New logs a warning that says so.
+func WithVolatileServer() Option { return func(c *config) { c.volatile = true } }
+
+// WithLogger sets the logger of start-up events, such as the warning about a
+// volatile server (default slog.Default()). A nil logger logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
+		}
+		c.logger = l
+	}
+}
+
+// clockOffset moves the store clock of the stores that share it, so that the store's
+// own tests move Redis's clock instead of waiting for it (storetest.ClockMover). The
+// lease scripts add it to Redis TIME.
+type clockOffset struct{ ms atomic.Int64 }
+
+// withClockOffset makes the store's clock Redis TIME moved by c. Tests only.
+func withClockOffset(c *clockOffset) Option { return func(cfg *config) { cfg.clock = c } }

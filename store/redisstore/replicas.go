@@ -1,0 +1,84 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/cosid-go/cosid/internal/slotrow"
+)
+
+// ErrNotReplicated means an operation's write reached fewer replicas than
+// WithReplicas asks for within its wait: the store does not hand out what a failover
+// could lose. A reservation that fails so leaves a gap; an acquisition leaves the slot
+// held until its lease expires.
+var ErrNotReplicated = errors.New("the write reached too few replicas")
+
+// WithReplicas makes every operation wait, with WAIT in the same round trip as its
+// script, until its write has reached n replicas, for at most wait, and fail with
+// ErrNotReplicated when fewer confirm it (default 0: no wait). A failover that
+// promotes one of those replicas keeps the write; Redis replication is otherwise
+// asynchronous. Not for Ring clients, whose WAIT would reach another shard.
+func WithReplicas(n int, wait time.Duration) Option {
+	return func(c *config) { c.replicas, c.replicaWait = n, wait }
+}
+
+// checkReplicas reports settings of WithReplicas the store cannot keep.
+func checkReplicas(cfg config, client any) error {
+	switch {
+	case cfg.replicas < 0:
+		return fmt.Errorf("replicas %d, want ≥ 0", cfg.replicas)
+	case cfg.replicas > 0 && cfg.replicaWait <= 0:
+		return fmt.Errorf("replica wait %v, want > 0", cfg.replicaWait)
+	}
+	if _, ring := client.(*redis.Ring); ring && cfg.replicas > 0 {
+		return errors.New("WithReplicas cannot serve a Ring client: WAIT would reach another shard than the script")
+	}
+	return nil
+}
+
+// run runs script on the keys, which share one hash slot, with EVALSHA (EVAL after
+// NOSCRIPT), followed by WAIT in the same round trip when the store waits for
+// replicas.
+func (s *Store) run(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
+	if s.replicas == 0 {
+		return script.Run(ctx, s.client, keys, args...)
+	}
+	var conn redis.Cmdable = s.client
+	if c, ok := s.client.(*redis.ClusterClient); ok {
+		m, err := c.MasterForKey(ctx, keys[0])
+		if err != nil {
+			cmd := redis.NewCmd(ctx)
+			cmd.SetErr(fmt.Errorf("finding the master of %q: %w", keys[0], err))
+			return cmd
+		}
+		conn = m
+	}
+	cmd, wait := s.withWait(ctx, conn, script.EvalSha, keys, args)
+	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+		cmd, wait = s.withWait(ctx, conn, script.Eval, keys, args)
+	}
+	acked, err := wait.Int64()
+	switch {
+	case cmd.Err() != nil:
+	case err != nil:
+		cmd.SetErr(fmt.Errorf("WAIT for %d replicas: %w", s.replicas, err))
+	case acked < int64(s.replicas):
+		cmd.SetErr(fmt.Errorf("%w: %d of %d replicas confirmed it within %v", ErrNotReplicated, acked, s.replicas, s.replicaWait))
+	}
+	return cmd
+}
+
+// withWait sends eval of the script and WAIT in one pipeline on conn.
+func (s *Store) withWait(ctx context.Context, conn redis.Cmdable, eval func(context.Context, redis.Scripter, []string, ...any) *redis.Cmd,
+	keys []string, args []any) (*redis.Cmd, *redis.Cmd) {
+	pipe := conn.Pipeline()
+	cmd := eval(ctx, pipe, keys, args...)
+	// At least a millisecond: WAIT with a timeout of 0 waits for ever.
+	wait := pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait))
+	pipe.Exec(ctx) // its error is one of the commands'
+	return cmd, wait
+}

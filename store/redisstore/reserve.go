@@ -1,0 +1,85 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// Reserve implements store.RangeStore: one script, one round trip. The key's hash
+// holds the value its next range starts at; the script adds size to it with HINCRBY,
+// in 64-bit integers, so that values near math.MaxInt64 stay exact, and a key that
+// would pass it fails with store.ErrExhausted and stays as it was.
+func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
+	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
+	}
+	ctx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return store.Range{}, s.fail("reserve", key, err)
+	}
+	defer cancel()
+	created := ""
+	if store.Fits(initialOffset, size) {
+		created = strconv.FormatInt(initialOffset+size, 10)
+	}
+	reply, err := s.run(ctx, reserveScript, []string{rangeKey(s.prefix, key)}, size, created).Result()
+	if err != nil {
+		return store.Range{}, s.fail("reserve", key, err)
+	}
+	r, err := parseReserve(reply, size)
+	if err != nil {
+		return store.Range{}, s.fail("reserve", key, err)
+	}
+	return r, nil
+}
+
+// maxExact is 2^53: the script answers a next value below it as an integer, which
+// Lua's doubles hold exactly, and a larger one as text.
+const maxExact = 1 << 53
+
+// parseReserve reads the reply of reserveScript for a reservation of size.
+func parseReserve(reply any, size int64) (store.Range, error) {
+	switch v := reply.(type) {
+	case string:
+		next, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || next < size {
+			return store.Range{}, fmt.Errorf("the script answered %q, not a value a reservation of %d can end at", v, size)
+		}
+		return store.Range{Start: next - size, End: next}, nil
+	case int64:
+		switch {
+		case v == -1:
+			return store.Range{}, store.ErrSealed
+		case v == -2:
+			return store.Range{}, fmt.Errorf("%w: %d more values would pass math.MaxInt64", store.ErrExhausted, size)
+		case v >= size && v < maxExact:
+			return store.Range{Start: v - size, End: v}, nil
+		}
+	}
+	return store.Range{}, fmt.Errorf("the script answered %v (%T), want a value a reservation of %d can end at, -1 or -2", reply, reply, size)
+}
+
+// Seal implements store.RangeStore: it sets the sealed field of the key's hash, one
+// command, which the reserve script checks first.
+func (s *Store) Seal(ctx context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return fmt.Errorf("%s: seal: %w", s.name, err)
+	}
+	ctx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return s.fail("seal", key, err)
+	}
+	defer cancel()
+	if err := s.client.HSet(ctx, rangeKey(s.prefix, key), "sealed", 1).Err(); err != nil {
+		return s.fail("seal", key, err)
+	}
+	return nil
+}
+
+// fail wraps err of an operation on key with the store's name.
+func (s *Store) fail(op, key string, err error) error {
+	return fmt.Errorf("%s: %s key %q: %w", s.name, op, key, err)
+}

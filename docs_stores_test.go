@@ -5,5 +5,6 @@ package cosid_test
 import (
 	_ "github.com/cosid-go/cosid/store/etcdstore"
 	_ "github.com/cosid-go/cosid/store/httpstore"
+	_ "github.com/cosid-go/cosid/store/redisstore"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )

@@ -25,7 +25,13 @@ type Spec struct {
 
 // OpenFunc opens a store of one configuration type from its Spec. The store it
 // returns is a RangeStore, and also a SlotLeaseStore where the type supports leases.
-// Its errors name the YAML path of the setting at fault (Spec.Path and below).
+// Its errors name the YAML path of the setting at fault (Spec.Path and below) and
+// wrap ErrInvalidArgument.
+//
+// Loading a configuration checks its stores' settings without I/O by calling each
+// OpenFunc with a canceled ctx: an OpenFunc checks every setting it can (reading
+// local files such as a password file is allowed), and then, before it dials or
+// sends anything, returns an error wrapping ctx.Err() when ctx is done.
 type OpenFunc func(ctx context.Context, spec Spec) (RangeStore, error)
 
 var (

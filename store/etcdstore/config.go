@@ -49,7 +49,7 @@ type tlsConfig struct {
 
 // openSpec opens a store of type etcd on a client of its own, which the store's
 // Close closes. Its errors name the field of spec at fault and the values it allows.
-func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	var c specConfig
 	if err := spec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
@@ -100,6 +100,9 @@ func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
 			return nil, bad("tls."+field, "%v", err)
 		}
 		cfg.TLS = t
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // the settings are good; Load checks them so, with no I/O
 	}
 	client, err := clientv3.New(cfg)
 	if err != nil {

@@ -32,8 +32,8 @@
 // one process on one hot key miss no compare-and-swap and take 0.9 ms per
 // reservation, where a plain loop of read and compare-and-swap misses 6.9 times per
 // reservation and takes 7.3 ms. Misses against other processes are retried at
-// once, then with jittered backoff from the second miss in a row, up to 64
-// transactions (ErrContention) within the store's timeout.
+// once, then with jittered backoff from the second miss in a row, until the store's
+// timeout runs out (ErrContention).
 //
 // # Slot leases and the store clock
 //

@@ -24,8 +24,8 @@ const DefaultTimeout = 2 * time.Second
 
 var (
 	// ErrContention means a reservation or a seal lost its compare-and-swap to other
-	// processes maxAttempts times in a row: the key is written by more processes than
-	// it can serve. Nothing was reserved.
+	// processes until the store's timeout ran out: the key is written by more
+	// processes than it can serve. Nothing was reserved.
 	ErrContention = errors.New("the key changed under every attempt")
 	// ErrCorrupt means a key under the store's prefix holds a value the store never
 	// writes: the store refuses to guess what it meant.

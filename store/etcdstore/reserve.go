@@ -15,11 +15,12 @@ import (
 	"github.com/cosid-go/cosid/store"
 )
 
-// Bounds of the compare-and-swaps of one reservation or seal. A miss brings the key's
-// value with it, so the next attempt usually lands; only a key that other processes
-// keep writing misses again, and then the attempts back off.
+// The backoff of the compare-and-swaps of one reservation or seal. A miss brings the
+// key's value with it, so the next attempt usually lands; only a key that other
+// processes keep writing misses again, and then the attempts back off. The store's
+// timeout bounds them: a process whose burst of reservations keeps another's
+// missing ends its burst well within it.
 const (
-	maxAttempts = 64
 	backoffBase = time.Millisecond
 	backoffMax  = 20 * time.Millisecond
 )
@@ -79,8 +80,8 @@ func (k *keyState) learn(v *value, rev int64) {
 // next value if the key is still at the mod revision this store last saw, and
 // otherwise reads it. Reservations of one key in this process take turns, so that
 // only other processes' writes make a transaction miss; one that missed tries again
-// with the value it read, backing off from the second miss on, up to maxAttempts
-// transactions within the store's timeout.
+// with the value it read, backing off from the second miss on, within the store's
+// timeout.
 func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
 	if err := store.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
@@ -166,6 +167,9 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 			Commit()
 		if err != nil {
 			k.known = false // the write may have happened: read before the next one
+			if attempt > 1 && ctx.Err() != nil {
+				return fmt.Errorf("%w: %d compare-and-swaps missed: %w", ErrContention, attempt-1, err)
+			}
 			return err
 		}
 		if resp.Succeeded {
@@ -177,9 +181,6 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 			return err
 		}
 		read = true
-		if attempt == maxAttempts {
-			return fmt.Errorf("%w: %d compare-and-swaps missed", ErrContention, attempt)
-		}
 		// The miss brought the key's value: try again at once. A second miss in a
 		// row means other processes keep writing it: back off first, so that they
 		// are not met in step again. The value read before waiting is stale after it,
@@ -187,7 +188,7 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 		if backedOff = attempt > 1 && !backedOff; backedOff {
 			waits++
 			if err := backoff(ctx, waits); err != nil {
-				return err
+				return fmt.Errorf("%w: %d compare-and-swaps missed: %w", ErrContention, attempt, err)
 			}
 		}
 	}

@@ -135,14 +135,14 @@ func (t meddlingTxn) Commit() (*clientv3.TxnResponse, error) {
 }
 
 // TestReserve_BoundedRetries reserves a key that another process writes before each
-// of the store's transactions: the reservation gives up with ErrContention after a
-// bounded number of them, and reserves nothing.
+// of the store's transactions: the reservation gives up with ErrContention when the
+// store's timeout runs out, and reserves nothing.
 func TestReserve_BoundedRetries(t *testing.T) {
 	ep, prefix := endpoint(t), newPrefix()
 	c := newClient(t, ep)
 	m := &meddlingKV{KV: c.KV, key: prefix + "k/next", other: newClient(t, ep)}
 	c.KV = m
-	st, err := etcdstore.New(c, etcdstore.WithPrefix(prefix), etcdstore.WithTimeout(testTimeout))
+	st, err := etcdstore.New(c, etcdstore.WithPrefix(prefix), etcdstore.WithTimeout(300*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +150,8 @@ func TestReserve_BoundedRetries(t *testing.T) {
 	if !errors.Is(err, etcdstore.ErrContention) || !strings.Contains(err.Error(), `"k"`) {
 		t.Fatalf("Reserve = %v, %v; want an error wrapping ErrContention that names the key", r, err)
 	}
-	if n := m.txns.Load(); n < 2 || n > 64 {
-		t.Errorf("%d transactions, want 2–64", n)
+	if n := m.txns.Load(); n < 2 {
+		t.Errorf("%d transactions, want retries", n)
 	}
 	if resp, err := c.Get(t.Context(), m.key); err != nil || string(resp.Kvs[0].Value) != "1000" {
 		t.Errorf("the key holds %v (%v), want the other process's 1000", resp, err)

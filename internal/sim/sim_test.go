@@ -115,7 +115,11 @@ func TestSim_SameSeedSameTrace(t *testing.T) {
 func TestSim_EarlySeal_GapDays(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.GapDays, cfg.CheckEarlySeal = true, true
-	first, n := seeds(t, 100, 20)
+	n := uint64(20)
+	if testing.Short() || raceEnabled {
+		n = 3
+	}
+	first, n := seeds(t, 100, n)
 	for seed := first; seed < first+n; seed++ {
 		report(t, play(t, cfg, seed), "")
 	}

@@ -87,8 +87,10 @@
 //
 // # SQL Server
 //
-// The sqlserver dialect is untested against a live server here: its SQL text is fixed
-// by golden tests only. The other dialects pass the store test kits, of ranges and of
+// The sqlserver dialect is untested against a live server here: it is tested for its
+// SQL text only, which golden tests fix, and for the types of the arguments it
+// sends, which a driver that records them checks against the conversions SQL Server
+// allows from what go-mssqldb sends. The other dialects pass the store test kits, of ranges and of
 // slot leases, on real servers (PostgreSQL 15, MariaDB 10.11, SQLite).
 //
 // # Other databases

@@ -16,8 +16,9 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata")
 
 // TestDialectSQL_Golden fixes the SQL text of every built-in dialect, for default and
 // schema-qualified table names: the schema, the reservations, the store clock and the
-// slot leases, also on a clock moved as the tests move it. It is the only test of the
-// sqlserver dialect, which no live server here runs.
+// slot leases, also on a clock moved as the tests move it. With
+// TestSQLServer_ReleaseSendsKeysSQLServerAccepts, it is the only test of the sqlserver
+// dialect, which no live server here runs.
 func TestDialectSQL_Golden(t *testing.T) {
 	for _, d := range builtins {
 		t.Run(d.Name(), func(t *testing.T) {

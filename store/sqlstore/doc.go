@@ -79,6 +79,17 @@
 // The tables, by default cosid_range, cosid_slot and cosid_namespace, are created by
 // the script of Schema, one per dialect, which a DBA can run instead of initSchema.
 //
+// # Timeouts
+//
+// Every call is bounded by the store's timeout, a context deadline. On PostgreSQL a
+// statement whose caller gave up ends on the server with it. MySQL and MariaDB run a
+// statement that waits on a lock on without its caller, and commit it once the lock
+// is free: Open therefore sets the sessions' innodb_lock_wait_timeout and
+// lock_wait_timeout to the timeout rounded up to a whole second, so that such a
+// statement ends on the server within that time; a Reserve or a Seal that failed on
+// a lock held longer never takes effect. A pool given to New needs the same DSN
+// parameters; New warns when they are missing.
+//
 // # SQLite
 //
 // SQLite has one writer. A store lets one of its calls at a time reach the

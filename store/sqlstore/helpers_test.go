@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
@@ -82,4 +83,25 @@ func tempTables(t testing.TB, db *sql.DB) sqlstore.Tables {
 		}
 	})
 	return tables
+}
+
+// lockRow reserves key on st, then locks its row with lock, a select … for update of
+// the key, in a transaction of db that it returns, and that t rolls back. It returns
+// the range reserved.
+func lockRow(t testing.TB, st *sqlstore.Store, db *sql.DB, lock, key string) (store.Range, *sql.Tx) {
+	t.Helper()
+	first, err := st.Reserve(t.Context(), key, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locker, err := db.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locker.Rollback() })
+	var v int64
+	if err := locker.QueryRowContext(t.Context(), lock, key).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return first, locker
 }

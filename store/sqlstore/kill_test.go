@@ -48,20 +48,7 @@ func TestReserve_ConnectionKilledMidReserve(t *testing.T) {
 			st := openStore(t, tc.b, dsn, sqlstore.WithTables(tables))
 			ctx := t.Context()
 			const key = "killed"
-			first, err := st.Reserve(ctx, key, 10, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-
-			locker, err := db.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer locker.Rollback()
-			var v int64
-			if err := locker.QueryRowContext(ctx, fmt.Sprintf(tc.lock, tables.Range), key).Scan(&v); err != nil {
-				t.Fatal(err)
-			}
+			first, locker := lockRow(t, st, db, fmt.Sprintf(tc.lock, tables.Range), key)
 			type result struct {
 				r   store.Range
 				err error

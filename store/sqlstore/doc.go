@@ -72,12 +72,15 @@
 // whose low slots are nearly all held reads those rows. The first use of a
 // namespace creates every row: 2 s (SQLite), 7 s (PostgreSQL) and 25 s (MariaDB) for
 // 2^20 slots, about four times that for store.MaxSlots; a store serving one needs a
-// timeout to match. Tables created without the index still serve, but read the owner
-// key's slots from all the namespace's rows: create the index as Schema's script
-// does.
+// timeout to match. Tables created without the index (by CosId 5.0.0-alpha.1's
+// script) still serve, but read the owner key's slots from all the namespace's
+// rows: initSchema creates the index, or create it as Schema's script does.
 //
 // The tables, by default cosid_range, cosid_slot and cosid_namespace, are created by
 // the script of Schema, one per dialect, which a DBA can run instead of initSchema.
+// On tables that an older script created, initSchema also adds the columns they lack
+// (alter table … add column) and the slot table's index; without it, New fails
+// naming the missing columns, with the statements that add them.
 //
 // # Timeouts
 //

@@ -88,3 +88,14 @@ func (sqlserverDialect) Retryable(err error) bool {
 	}
 	return false
 }
+
+func (sqlserverDialect) addColumn(table, def string) string {
+	return "alter table " + table + " add " + def
+}
+
+// lastOwnerIndex finds the index by its name, last_owner as the schema script's
+// create table names it.
+func (sqlserverDialect) lastOwnerIndex(_, quoted Tables) (string, []any, string) {
+	return "select count(*) from sys.indexes where object_id = object_id(@p1) and name = 'last_owner'",
+		[]any{quoted.Slot}, "create nonclustered index last_owner on " + quoted.Slot + " (namespace, last_owner_key, slot)"
+}

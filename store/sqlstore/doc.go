@@ -93,6 +93,12 @@
 // a lock held longer never takes effect. A pool given to New needs the same DSN
 // parameters; New warns when they are missing.
 //
+// A transaction (FetchTransaction, the first use of a namespace) whose caller
+// cancels is answered at once, unless its commit has begun, and rolls back behind
+// the caller on a connection that stays open: a connection closed under a
+// transaction leaves the server holding its row locks until the server notices,
+// which holds up every other reservation of the key.
+//
 // # SQLite
 //
 // SQLite has one writer. A store lets one of its calls at a time reach the

@@ -32,17 +32,14 @@ func TestTimedOutStatement_NeverTakesEffectLater(t *testing.T) {
 	const serverBound = 15 * time.Second
 	tests := []struct {
 		b       backend
-		lock    string // locks the row of a key; %s is the table
 		running string // counts the store's statements still on the server; %s is the table
 	}{
 		{
 			b:       backend{name: "postgresql", driver: "pgx", envVar: testenv.Postgres},
-			lock:    "select next_value from %s where range_key = $1 for update",
 			running: `select count(*) from pg_stat_activity where state <> 'idle' and query like 'insert into "%s"%%' and pid <> pg_backend_pid()`,
 		},
 		{
 			b:       backend{name: "mariadb", driver: "mysql", envVar: testenv.MySQL},
-			lock:    "select next_value from %s where range_key = ? for update",
 			running: "select count(*) from information_schema.processlist where info like 'insert into `%s`%%' and id <> connection_id()",
 		},
 	}
@@ -59,7 +56,7 @@ func TestTimedOutStatement_NeverTakesEffectLater(t *testing.T) {
 			defer st.Close()
 			ctx := t.Context()
 			const key = "locked"
-			first, locker := lockRow(t, st, db, fmt.Sprintf(tc.lock, tables.Range), key)
+			first, locker := lockRow(t, st, db, fmt.Sprintf(lockKeyRow[tc.b.name], tables.Range), key)
 			var wg sync.WaitGroup
 			done := make(chan struct{})
 			seen := make(chan error, 1)
@@ -184,6 +181,82 @@ func TestNew_WarnsOfLockWaitsLongerThanTheTimeout(t *testing.T) {
 			warned := strings.Contains(log.String(), "level=WARN") && strings.Contains(log.String(), "innodb_lock_wait_timeout=2&lock_wait_timeout=2")
 			if warned != tc.warn {
 				t.Errorf("warned = %v, want %v; log:\n%s", warned, tc.warn, log.String())
+			}
+		})
+	}
+}
+
+// TestReserve_CanceledTransactionKeepsItsConnection cancels a FetchTransaction
+// reservation while it waits on a row lock: the caller is answered at once, and the
+// transaction rolls back on its connection, which stays open, instead of having the
+// connection closed under it, which leaves the server holding the transaction's row
+// locks until it notices. Once the lock is free, the key is as it was and the store
+// still runs on the same server session.
+func TestReserve_CanceledTransactionKeepsItsConnection(t *testing.T) {
+	tests := []struct {
+		b            backend
+		waiting, pid string // waiting counts the store's updates on the server; %s is the table
+	}{
+		{
+			b:       backend{name: "postgresql", driver: "pgx", envVar: testenv.Postgres},
+			waiting: `select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like 'update "%s"%%'`,
+			pid:     "select pg_backend_pid()",
+		},
+		{
+			b:       backend{name: "mariadb", driver: "mysql", envVar: testenv.MySQL},
+			waiting: "select count(*) from information_schema.processlist where info like 'update `%s`%%'",
+			pid:     "select connection_id()",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := tc.b.dsn(t)
+			db := openDB(t, tc.b, dsn)
+			db.SetMaxOpenConns(1) // the store's one session
+			tables := tempTables(t, db)
+			st, err := sqlstore.New(db, testTimeout, sqlstore.WithFetchPlan(sqlstore.FetchTransaction), sqlstore.WithInitSchema(true),
+				sqlstore.WithTables(tables), sqlstore.WithLogger(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			var session, after int64
+			if err := db.QueryRow(tc.pid).Scan(&session); err != nil {
+				t.Fatal(err)
+			}
+			other := openDB(t, tc.b, dsn)
+			const key = "canceled"
+			first, locker := lockRow(t, st, other, fmt.Sprintf(lockKeyRow[tc.b.name], tables.Range), key)
+
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			returned := make(chan struct{})
+			go func() {
+				_, err := st.Reserve(ctx, key, 10, 0)
+				done <- err
+				close(returned)
+			}()
+			if err := waitSeen(returned, other, fmt.Sprintf(tc.waiting, tables.Range)); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("canceled Reserve: %v, want context.Canceled", err)
+			}
+			if err := locker.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			// The session is the store's only connection: the query waits for the
+			// transaction to end.
+			if err := db.QueryRow(tc.pid).Scan(&after); err != nil {
+				t.Fatal(err)
+			}
+			if after != session {
+				t.Errorf("the store's session is %d after the canceled transaction, was %d: the connection was closed", after, session)
+			}
+			if r, err := st.Reserve(t.Context(), key, 10, 0); err != nil || r != (store.Range{Start: first.End, End: first.End + 10}) {
+				t.Errorf("Reserve after the canceled one = %v, %v; want [%d, %d): the canceled one must roll back", r, err, first.End, first.End+10)
 			}
 		})
 	}

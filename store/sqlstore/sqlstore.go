@@ -122,6 +122,21 @@ var driverImports = map[string]string{
 }
 
 func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg config) (*Store, error) {
+	db, err := openPool(driver, dsn, timeout)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newStore(ctx, db, true, timeout, cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openPool opens the pool of Open: the DSN with the settings that bound the
+// database's waits by timeout, and poolSize connections.
+func openPool(driver, dsn string, timeout time.Duration) (*sql.DB, error) {
 	if err := checkDriver(driver); err != nil {
 		return nil, fmt.Errorf("sqlstore: %w: %w", store.ErrInvalidArgument, err)
 	}
@@ -138,12 +153,7 @@ func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg co
 	db.SetMaxOpenConns(poolSize)
 	db.SetMaxIdleConns(poolSize)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s, err := newStore(ctx, db, true, timeout, cfg)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return db, nil
 }
 
 // sqliteDSN adds to a modernc.org/sqlite DSN a busy timeout of timeout, so that a

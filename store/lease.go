@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -91,10 +92,10 @@ const (
 // wrapping ErrInvalidArgument that names the field.
 func CheckLeaseRequest(req LeaseRequest) error {
 	switch {
-	case req.Namespace == "" || len(req.Namespace) > MaxNamespaceLen || !utf8.ValidString(req.Namespace):
-		return fmt.Errorf("%w: Namespace %.40q must be 1–%d bytes of UTF-8", ErrInvalidArgument, req.Namespace, MaxNamespaceLen)
-	case req.OwnerKey == "" || len(req.OwnerKey) > MaxKeyLen || !utf8.ValidString(req.OwnerKey):
-		return fmt.Errorf("%w: OwnerKey %.40q must be 1–%d bytes of UTF-8", ErrInvalidArgument, req.OwnerKey, MaxKeyLen)
+	case !validName(req.Namespace, MaxNamespaceLen):
+		return fmt.Errorf("%w: Namespace %.40q must be 1–%d bytes of UTF-8 without NUL", ErrInvalidArgument, req.Namespace, MaxNamespaceLen)
+	case !validName(req.OwnerKey, MaxKeyLen):
+		return fmt.Errorf("%w: OwnerKey %.40q must be 1–%d bytes of UTF-8 without NUL", ErrInvalidArgument, req.OwnerKey, MaxKeyLen)
 	case req.Limit < 1 || req.Limit > MaxSlots:
 		return fmt.Errorf("%w: Limit %d for namespace %q, want 1–%d", ErrInvalidArgument, req.Limit, req.Namespace, MaxSlots)
 	case req.Tolerance < 0:
@@ -107,6 +108,12 @@ func CheckLeaseRequest(req LeaseRequest) error {
 	return nil
 }
 
+// validName reports whether a namespace or an owner key is 1–maxLen bytes of UTF-8
+// without NUL: the rules of range keys (CheckKey), which every store can keep as given.
+func validName(s string, maxLen int) bool {
+	return s != "" && len(s) <= maxLen && utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
 // CheckLease reports whether l has the fields by which a store finds a lease (a
 // valid namespace and owner key, an incarnation, a slot ≥ 0), with an error wrapping
 // ErrInvalidArgument that names the field. Stores call it in Renew and Release before
@@ -114,10 +121,10 @@ func CheckLeaseRequest(req LeaseRequest) error {
 // ErrLeaseLost, which only the store can tell.
 func CheckLease(l Lease) error {
 	switch {
-	case l.Namespace == "" || len(l.Namespace) > MaxNamespaceLen || !utf8.ValidString(l.Namespace):
-		return fmt.Errorf("%w: lease Namespace %.40q must be 1–%d bytes of UTF-8", ErrInvalidArgument, l.Namespace, MaxNamespaceLen)
-	case l.OwnerKey == "" || len(l.OwnerKey) > MaxKeyLen || !utf8.ValidString(l.OwnerKey):
-		return fmt.Errorf("%w: lease OwnerKey %.40q must be 1–%d bytes of UTF-8", ErrInvalidArgument, l.OwnerKey, MaxKeyLen)
+	case !validName(l.Namespace, MaxNamespaceLen):
+		return fmt.Errorf("%w: lease Namespace %.40q must be 1–%d bytes of UTF-8 without NUL", ErrInvalidArgument, l.Namespace, MaxNamespaceLen)
+	case !validName(l.OwnerKey, MaxKeyLen):
+		return fmt.Errorf("%w: lease OwnerKey %.40q must be 1–%d bytes of UTF-8 without NUL", ErrInvalidArgument, l.OwnerKey, MaxKeyLen)
 	case l.Incarnation == "":
 		return fmt.Errorf("%w: lease of slot %d in namespace %q has no Incarnation", ErrInvalidArgument, l.Slot, l.Namespace)
 	case l.Slot < 0 || l.Slot >= MaxSlots:

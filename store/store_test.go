@@ -79,7 +79,11 @@ func TestCheckLeaseRequest(t *testing.T) {
 	}{
 		{"EmptyNamespace", func(r *store.LeaseRequest) { r.Namespace = "" }, "Namespace"},
 		{"LongNamespace", func(r *store.LeaseRequest) { r.Namespace = strings.Repeat("n", 101) }, "Namespace"},
+		{"NamespaceNUL", func(r *store.LeaseRequest) { r.Namespace = "app\x00x" }, "Namespace"},
+		{"NamespaceNotUTF8", func(r *store.LeaseRequest) { r.Namespace = "app\xff" }, "Namespace"},
 		{"EmptyOwner", func(r *store.LeaseRequest) { r.OwnerKey = "" }, "OwnerKey"},
+		{"OwnerNUL", func(r *store.LeaseRequest) { r.OwnerKey = "host\x00" }, "OwnerKey"},
+		{"OwnerNotUTF8", func(r *store.LeaseRequest) { r.OwnerKey = "host-\xc3" }, "OwnerKey"},
 		{"LimitZero", func(r *store.LeaseRequest) { r.Limit = 0 }, "Limit 0"},
 		{"LimitHuge", func(r *store.LeaseRequest) { r.Limit = store.MaxSlots + 1 }, "Limit"},
 		{"ToleranceNegative", func(r *store.LeaseRequest) { r.Tolerance = -1 }, "Tolerance"},
@@ -147,7 +151,11 @@ func TestCheckLease(t *testing.T) {
 		mention string
 	}{
 		{"EmptyNamespace", func(l *store.Lease) { l.Namespace = "" }, time.Minute, "Namespace"},
+		{"NamespaceNUL", func(l *store.Lease) { l.Namespace = "\x00app" }, time.Minute, "Namespace"},
+		{"NamespaceNotUTF8", func(l *store.Lease) { l.Namespace = "app\xfe" }, time.Minute, "Namespace"},
 		{"EmptyOwner", func(l *store.Lease) { l.OwnerKey = "" }, time.Minute, "OwnerKey"},
+		{"OwnerNUL", func(l *store.Lease) { l.OwnerKey = "host-1\x00" }, time.Minute, "OwnerKey"},
+		{"OwnerNotUTF8", func(l *store.Lease) { l.OwnerKey = "\x80host" }, time.Minute, "OwnerKey"},
 		{"NoIncarnation", func(l *store.Lease) { l.Incarnation = "" }, time.Minute, "Incarnation"},
 		{"SlotNegative", func(l *store.Lease) { l.Slot = -1 }, time.Minute, "Slot -1"},
 		{"SlotHuge", func(l *store.Lease) { l.Slot = store.MaxSlots }, time.Minute, "Slot"},

@@ -96,16 +96,11 @@ func (db benchDB) open(b *testing.B) (*Store, *sql.DB) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	if db.driver == "sqlite" {
-		dsn = sqliteDSN(dsn, st.timeout)
-	}
-	pool, err := sql.Open(db.driver, dsn)
+	pool, err := openPool(db.driver, dsn, st.timeout)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { pool.Close() })
-	pool.SetMaxOpenConns(poolSize)
-	pool.SetMaxIdleConns(poolSize)
 	if db.driver == "sqlite" {
 		pool.SetMaxOpenConns(1)
 	}

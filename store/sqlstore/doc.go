@@ -72,12 +72,32 @@
 // whose low slots are nearly all held reads those rows. The first use of a
 // namespace creates every row: 2 s (SQLite), 7 s (PostgreSQL) and 25 s (MariaDB) for
 // 2^20 slots, about four times that for store.MaxSlots; a store serving one needs a
-// timeout to match. Tables created without the index still serve, but read the owner
-// key's slots from all the namespace's rows: create the index as Schema's script
-// does.
+// timeout to match. Tables created without the index (by CosId 5.0.0-alpha.1's
+// script) still serve, but read the owner key's slots from all the namespace's
+// rows: initSchema creates the index, or create it as Schema's script does.
 //
 // The tables, by default cosid_range, cosid_slot and cosid_namespace, are created by
 // the script of Schema, one per dialect, which a DBA can run instead of initSchema.
+// On tables that an older script created, initSchema also adds the columns they lack
+// (alter table … add column) and the slot table's index; without it, New fails
+// naming the missing columns, with the statements that add them.
+//
+// # Timeouts
+//
+// Every call is bounded by the store's timeout, a context deadline. On PostgreSQL a
+// statement whose caller gave up ends on the server with it. MySQL and MariaDB run a
+// statement that waits on a lock on without its caller, and commit it once the lock
+// is free: Open therefore sets the sessions' innodb_lock_wait_timeout and
+// lock_wait_timeout to the timeout rounded up to a whole second, so that such a
+// statement ends on the server within that time; a Reserve or a Seal that failed on
+// a lock held longer never takes effect. A pool given to New needs the same DSN
+// parameters; New warns when they are missing.
+//
+// A transaction (FetchTransaction, the first use of a namespace) whose caller
+// cancels is answered at once, unless its commit has begun, and rolls back behind
+// the caller on a connection that stays open: a connection closed under a
+// transaction leaves the server holding its row locks until the server notices,
+// which holds up every other reservation of the key.
 //
 // # SQLite
 //
@@ -87,8 +107,10 @@
 //
 // # SQL Server
 //
-// The sqlserver dialect is untested against a live server here: its SQL text is fixed
-// by golden tests only. The other dialects pass the store test kits, of ranges and of
+// The sqlserver dialect is untested against a live server here: it is tested for its
+// SQL text only, which golden tests fix, and for the types of the arguments it
+// sends, which a driver that records them checks against the conversions SQL Server
+// allows from what go-mssqldb sends. The other dialects pass the store test kits, of ranges and of
 // slot leases, on real servers (PostgreSQL 15, MariaDB 10.11, SQLite).
 //
 // # Other databases

@@ -15,3 +15,6 @@ var WithClockOffset = withClockOffset
 
 // Move moves the clock by d, rounded up to a whole millisecond.
 func (c *clockOffset) Move(d time.Duration) { c.ms.Add(slotrow.MillisUp(d)) }
+
+// OpenPool opens a pool as Open does, for the tests that share one among stores.
+var OpenPool = openPool

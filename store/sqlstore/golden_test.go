@@ -15,9 +15,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files of testdata")
 
 // TestDialectSQL_Golden fixes the SQL text of every built-in dialect, for default and
-// schema-qualified table names: the schema, the reservations, the store clock and the
-// slot leases, also on a clock moved as the tests move it. It is the only test of the
-// sqlserver dialect, which no live server here runs.
+// schema-qualified table names: the schema and its upgrade, the reservations, the
+// store clock and the slot leases, also on a clock moved as the tests move it. With
+// TestSQLServer_ReleaseSendsKeysSQLServerAccepts, it is the only test of the sqlserver
+// dialect, which no live server here runs.
 func TestDialectSQL_Golden(t *testing.T) {
 	for _, d := range builtins {
 		t.Run(d.Name(), func(t *testing.T) {
@@ -31,6 +32,7 @@ func TestDialectSQL_Golden(t *testing.T) {
 				writeStrings(&b, "", d.Ranges(q))
 				fmt.Fprintf(&b, "-- NowMillis\n%s\n", d.NowMillis())
 				writeStrings(&b, "lease ", d.Leases(q, d.NowMillis()))
+				writeUpgrade(&b, d, tables, q)
 			}
 			writeStrings(&b, "moved clock: lease ", d.Leases(DefaultTables().quote(d), "("+d.NowMillis()+" + -3600000)"))
 			path := filepath.Join("testdata", d.Name()+".golden")
@@ -48,6 +50,22 @@ func TestDialectSQL_Golden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeUpgrade writes the statements with which initSchema brings the tables of an
+// older script up to date: a column added to each table, for every column that can
+// be, and the lookup and the creation of the slot table's index.
+func writeUpgrade(b *strings.Builder, d Dialect, t, quoted Tables) {
+	u := d.(upgrader)
+	for _, table := range []string{quoted.Range, quoted.Slot, quoted.Namespace} {
+		for _, c := range columnDefs(d, quoted, table) {
+			if c.addable() {
+				fmt.Fprintf(b, "-- upgrade: add column %s\n%s\n", c.name, u.addColumn(table, c.def))
+			}
+		}
+	}
+	count, args, create := u.lastOwnerIndex(t, quoted)
+	fmt.Fprintf(b, "-- upgrade: count the index, with %q\n%s\n-- upgrade: create the index\n%s\n", args, count, create)
 }
 
 // writeStrings writes the string fields of the struct v, and its slices that are not

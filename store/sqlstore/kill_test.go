@@ -16,13 +16,12 @@ import (
 // and that the next one works without overlap.
 func TestReserve_ConnectionKilledMidReserve(t *testing.T) {
 	tests := []struct {
-		b          backend
-		lock, find string // find returns the blocked session's id; %s is the table
-		kill       func(ctx context.Context, db *sql.DB, id int64) error
+		b    backend
+		find string // returns the blocked session's id; %s is the table
+		kill func(ctx context.Context, db *sql.DB, id int64) error
 	}{
 		{
 			b:    backend{name: "postgresql", driver: "pgx", envVar: testenv.Postgres},
-			lock: "select next_value from %s where range_key = $1 for update",
 			find: "select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%%%s%%' and pid <> pg_backend_pid()",
 			kill: func(ctx context.Context, db *sql.DB, id int64) error {
 				_, err := db.ExecContext(ctx, "select pg_terminate_backend($1)", id)
@@ -31,7 +30,6 @@ func TestReserve_ConnectionKilledMidReserve(t *testing.T) {
 		},
 		{
 			b:    backend{name: "mariadb", driver: "mysql", envVar: testenv.MySQL},
-			lock: "select next_value from %s where range_key = ? for update",
 			find: "select id from information_schema.processlist where info like 'insert into `%s`%%' and id <> connection_id()",
 			kill: func(ctx context.Context, db *sql.DB, id int64) error {
 				_, err := db.ExecContext(ctx, fmt.Sprintf("kill %d", id))
@@ -48,20 +46,7 @@ func TestReserve_ConnectionKilledMidReserve(t *testing.T) {
 			st := openStore(t, tc.b, dsn, sqlstore.WithTables(tables))
 			ctx := t.Context()
 			const key = "killed"
-			first, err := st.Reserve(ctx, key, 10, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-
-			locker, err := db.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer locker.Rollback()
-			var v int64
-			if err := locker.QueryRowContext(ctx, fmt.Sprintf(tc.lock, tables.Range), key).Scan(&v); err != nil {
-				t.Fatal(err)
-			}
+			first, locker := lockRow(t, st, db, fmt.Sprintf(lockKeyRow[tc.b.name], tables.Range), key)
 			type result struct {
 				r   store.Range
 				err error

@@ -1,6 +1,8 @@
 package sqlstore_test
 
 import (
+	"database/sql"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,9 +18,9 @@ func TestRangeStoreKit(t *testing.T) {
 		for _, plan := range []sqlstore.FetchPlan{sqlstore.FetchStatement, sqlstore.FetchTransaction} {
 			t.Run(b.name+"/"+string(plan), func(t *testing.T) {
 				t.Parallel()
-				dsn := b.dsn(t)
+				open := kitStores(t, b)
 				storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore {
-					st := openStore(t, b, dsn, sqlstore.WithFetchPlan(plan))
+					st := open(t, sqlstore.WithFetchPlan(plan))
 					if st.Dialect() != b.name {
 						t.Fatalf("dialect detected as %q, want %q", st.Dialect(), b.name)
 					}
@@ -26,6 +28,40 @@ func TestRangeStoreKit(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// kitStores returns the function with which a run of a kit opens its stores on b.
+// On a server, the stores take turns on two pools that live as long as t, each
+// opened as Open opens its own: consecutive stores, which the kit's subtests open as
+// the instances of two processes, have pools of their own, and a subtest finds its
+// connections open, where a new pool would open up to 16 of them, for every store of
+// every subtest (a PostgreSQL connection starts a server process). SQLite, whose
+// connections cost no server, gets stores of Open.
+func kitStores(t *testing.T, b backend) func(*testing.T, ...sqlstore.Option) *sqlstore.Store {
+	dsn := b.dsn(t)
+	if b.envVar == "" {
+		return func(t *testing.T, opts ...sqlstore.Option) *sqlstore.Store { return openStore(t, b, dsn, opts...) }
+	}
+	var pools [2]*sql.DB
+	for i := range pools {
+		db, err := sqlstore.OpenPool(b.driver, dsn, testTimeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		pools[i] = db
+	}
+	var turn atomic.Int64
+	return func(t *testing.T, opts ...sqlstore.Option) *sqlstore.Store {
+		t.Helper()
+		db := pools[turn.Add(1)%2]
+		st, err := sqlstore.New(db, testTimeout, append([]sqlstore.Option{sqlstore.WithInitSchema(true), sqlstore.WithLogger(nil)}, opts...)...)
+		if err != nil {
+			t.Fatalf("New(%s): %v", b.name, err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
 	}
 }
 
@@ -45,10 +81,10 @@ func TestSlotLeaseStoreKit(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
-			dsn := b.dsn(t)
+			open := kitStores(t, b)
 			clock := new(sqlstore.ClockOffset)
 			storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
-				return movedStore{openStore(t, b, dsn, sqlstore.WithClockOffset(clock)), clock}
+				return movedStore{open(t, sqlstore.WithClockOffset(clock)), clock}
 			})
 		})
 	}

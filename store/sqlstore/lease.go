@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/cosid-go/cosid/internal/slotrow"
@@ -92,16 +93,16 @@ func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest)
 func (s *Store) createNamespace(ctx context.Context, q LeaseSQL, namespace string, limit int, toleranceMs int64) error {
 	key := keyArg(q)
 	for attempt := 1; ; attempt++ {
-		err := s.inTx(ctx, func(tx Querier) error {
+		_, err := inTx(ctx, s, func(ctx context.Context, tx Querier) (struct{}, error) {
 			res, err := tx.ExecContext(ctx, q.CreateNamespace, key(namespace), limit, toleranceMs)
 			if err != nil {
-				return err
+				return struct{}{}, err
 			}
 			if n, err := res.RowsAffected(); err != nil || n == 0 {
-				return err
+				return struct{}{}, err
 			}
 			_, err = tx.ExecContext(ctx, q.CreateSlots, key(namespace), limit)
-			return err
+			return struct{}{}, err
 		})
 		if err == nil || attempt == maxTxAttempts || ctx.Err() != nil || !s.dialect.Retryable(err) {
 			return err
@@ -234,19 +235,67 @@ func (s *Store) swap(ctx context.Context, q LeaseSQL, query, namespace string, o
 }
 
 // inTx runs f in a read-committed transaction, which it commits when f succeeds and
-// rolls back otherwise.
-func (s *Store) inTx(ctx context.Context, f func(tx Querier) error) error {
-	// Read committed: MySQL's default, repeatable read, has the update of a missing
-	// key take a gap lock, and concurrent creators then deadlock on their inserts.
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
-	if err != nil {
-		return err
+// the caller is still waiting, and rolls back otherwise.
+//
+// The transaction runs on txCtx, which ctx's deadline ends but not its
+// cancellation: a statement cut short closes its connection, and the server holds
+// the transaction's row locks until it notices (PostgreSQL after the driver's
+// cancel request, a round trip to a new server process), holding up every other
+// reservation of the key. A caller that cancels is answered at once, unless the
+// commit has begun, whose outcome it then waits for, or the store queues its own
+// writes; the transaction rolls back behind it, on a connection that stays open.
+func inTx[T any](ctx context.Context, s *Store, f func(txCtx context.Context, tx Querier) (T, error)) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
 	}
-	if err := f(s.q.inTx(tx)); err != nil {
-		tx.Rollback()
-		return err
+	txCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline(ctx, s.timeout))
+	const running, committing, abandoned = 0, 1, 2
+	var state atomic.Int32
+	type result struct {
+		v   T
+		err error
 	}
-	return tx.Commit()
+	done := make(chan result, 1)
+	go func() {
+		defer cancel()
+		// Read committed: MySQL's default, repeatable read, has the update of a
+		// missing key take a gap lock, and concurrent creators then deadlock on
+		// their inserts.
+		tx, err := s.db.BeginTx(txCtx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+		if err != nil {
+			done <- result{zero, err}
+			return
+		}
+		v, err := f(txCtx, s.q.inTx(tx))
+		if err != nil || !state.CompareAndSwap(running, committing) {
+			tx.Rollback()
+			done <- result{zero, err}
+			return
+		}
+		done <- result{v, tx.Commit()}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		// A store that queues its own writes (SQLite) waits: its turn ends when
+		// the caller is answered.
+		if s.writer == nil && state.CompareAndSwap(running, abandoned) {
+			return zero, ctx.Err()
+		}
+		r := <-done
+		return r.v, r.err
+	}
+}
+
+// deadline returns the deadline of ctx, or for a context without one, timeout from
+// now.
+func deadline(ctx context.Context, timeout time.Duration) time.Time {
+	if dl, ok := ctx.Deadline(); ok {
+		return dl
+	}
+	return time.Now().Add(timeout)
 }
 
 // movedLeases are the lease statements of a store clock moved by offsetMs.

@@ -132,6 +132,10 @@ type leaseFlavour struct {
 	// and SQLite's).
 	join    func(parts string) string
 	lateral bool
+	// nullKey, when set, returns the placeholder of the n-th argument where it is an
+	// owner key that may be nil (SQL NULL): one the driver sends untyped, and that
+	// the database would not convert to the key column by itself, gets a cast here.
+	nullKey func(n int) string
 }
 
 // leftJoin is the join of leaseFlavour for a dialect whose joins can be lateral
@@ -151,9 +155,13 @@ func leftJoin(lateral string) func(string) string {
 // leaseFlavour.join).
 func sharedLeases(t Tables, now string, f leaseFlavour) LeaseSQL {
 	p := f.param
+	nullKey := f.nullKey
+	if nullKey == nil {
+		nullKey = func(n int) string { return p(n, "varchar") }
+	}
 	from := " from (select " + now + " as now_ms) c cross join " + t.Namespace + " n"
-	set := "update " + t.Slot + " set owner_key = " + p(1, "varchar") + ", incarnation = " + p(2, "varchar") +
-		", last_owner_key = " + p(3, "varchar") + ", fence = " + p(4, "bigint") + ", expires_at = " + p(5, "bigint") +
+	set := "update " + t.Slot + " set owner_key = " + nullKey(1) + ", incarnation = " + p(2, "varchar") +
+		", last_owner_key = " + nullKey(3) + ", fence = " + p(4, "bigint") + ", expires_at = " + p(5, "bigint") +
 		", floor_ms = " + p(6, "bigint") + ", ceiling_ms = " + p(7, "bigint") + ", next_floor_ms = " + p(8, "bigint") +
 		" where namespace = " + p(9, "varchar") + " and slot = " + p(10, "integer") + " and fence = " + p(11, "bigint") +
 		" and coalesce(incarnation, '') = " + p(12, "varchar") + " and expires_at = " + p(13, "bigint") +

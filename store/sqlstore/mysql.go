@@ -135,3 +135,20 @@ func (m mysqlRanges) Seal(ctx context.Context, q Querier, key string) error {
 	_, err := q.ExecContext(ctx, m.seal, key)
 	return err
 }
+
+func (mysqlDialect) addColumn(table, def string) string {
+	return "alter table " + table + " add column " + def
+}
+
+// lastOwnerIndex finds the index by its name, last_owner as the schema script's
+// create table names it, in the slot table's schema (the connection's database by
+// default).
+func (mysqlDialect) lastOwnerIndex(t, quoted Tables) (string, []any, string) {
+	var schema any
+	table := t.Slot
+	if s, name, ok := strings.Cut(t.Slot, "."); ok {
+		schema, table = s, name
+	}
+	return "select count(*) from information_schema.statistics where table_schema = coalesce(?, database()) and table_name = ? and index_name = 'last_owner'",
+		[]any{schema, table}, "create index last_owner on " + quoted.Slot + " (namespace, last_owner_key, slot)"
+}

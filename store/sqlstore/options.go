@@ -103,8 +103,10 @@ func buildConfig(opts []Option) config {
 // but answers its version query otherwise.
 func WithDialect(name string) Option { return func(c *config) { c.dialect = strings.TrimSpace(name) } }
 
-// WithInitSchema makes New create the tables that do not exist yet (default false:
-// New fails and says how to create them).
+// WithInitSchema makes New create the tables that do not exist yet, add to tables
+// that an older script created the columns they lack (those with a default or
+// that may be NULL) and create the slot table's index when it is missing (default
+// false: New fails on a missing table or column, and says how to create it).
 func WithInitSchema(on bool) Option { return func(c *config) { c.initSchema = on } }
 
 // WithTables sets the table names; empty fields keep their defaults.

@@ -79,3 +79,13 @@ func sqlState(err error) string {
 	}
 	return ""
 }
+
+func (postgresDialect) addColumn(table, def string) string {
+	return "alter table " + table + " add column if not exists " + def
+}
+
+// lastOwnerIndex finds the index by its name, in the slot table's schema.
+func (d postgresDialect) lastOwnerIndex(_, quoted Tables) (string, []any, string) {
+	name := quoted.Slot[:strings.LastIndex(quoted.Slot, ".")+1] + indexName(quoted.Slot, "last_owner")
+	return "select count(*) from (select to_regclass($1::text) as i) r where i is not null", []any{name}, schemaCreateIndex(d, quoted)
+}

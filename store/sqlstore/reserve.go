@@ -86,33 +86,30 @@ func (s *Store) reserveTx(ctx context.Context, key string, size, initialOffset i
 
 // reserveInTx writes first, so that the transaction holds the row (or, with SQLite,
 // the database) before it reads: the value it reads back is the one it wrote.
-func (s *Store) reserveInTx(ctx context.Context, key string, size, initialOffset int64) (next int64, err error) {
-	err = s.inTx(ctx, func(q Querier) error {
+func (s *Store) reserveInTx(ctx context.Context, key string, size, initialOffset int64) (int64, error) {
+	return inTx(ctx, s, func(ctx context.Context, q Querier) (int64, error) {
 		advanced, err := s.ranges.Advance(ctx, q, key, size)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		cur, sealed, found, err := s.ranges.Read(ctx, q, key)
 		switch {
 		case err != nil:
-			return err
+			return 0, err
 		case advanced && (!found || sealed):
-			return ErrLostValue
+			return 0, ErrLostValue
 		case advanced:
-			next = cur
+			return cur, nil
 		case sealed || (found && !store.Fits(cur, size)):
-			return refusal(found, sealed, cur, size)
+			return 0, refusal(found, sealed, cur, size)
 		case found:
-			return errAppeared
+			return 0, errAppeared
 		case !store.Fits(initialOffset, size):
-			return fmt.Errorf("%w: a new key starting at %d has no room for %d", store.ErrExhausted, initialOffset, size)
-		default:
-			next = initialOffset + size
-			return s.ranges.Insert(ctx, q, key, next)
+			return 0, fmt.Errorf("%w: a new key starting at %d has no room for %d", store.ErrExhausted, initialOffset, size)
 		}
-		return nil
+		next := initialOffset + size
+		return next, s.ranges.Insert(ctx, q, key, next)
 	})
-	return next, err
 }
 
 // Seal implements store.RangeStore: one statement that marks the key sealed, creating

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 )
 
 // sqliteDialect is SQLite 3.35 and later; the store's embedded default through
@@ -68,4 +69,16 @@ func (sqliteDialect) Retryable(err error) bool {
 		return true
 	}
 	return false
+}
+
+func (sqliteDialect) addColumn(table, def string) string {
+	return "alter table " + table + " add column " + def
+}
+
+// lastOwnerIndex finds the index by its name in the catalog of the slot table's
+// schema.
+func (d sqliteDialect) lastOwnerIndex(_, quoted Tables) (string, []any, string) {
+	schema := quoted.Slot[:strings.LastIndex(quoted.Slot, ".")+1]
+	return "select count(*) from " + schema + "sqlite_master where type = 'index' and name = ?1",
+		[]any{unquote(indexName(quoted.Slot, "last_owner"))}, schemaCreateIndex(d, quoted)
 }

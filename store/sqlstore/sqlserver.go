@@ -9,7 +9,8 @@ import (
 
 // sqlserverDialect is SQL Server 2019 and later through go-mssqldb (driver
 // "sqlserver", whose placeholders are @p1, @p2, …). It is untested against a live
-// server here: its SQL text is fixed by golden tests.
+// server here: golden tests fix its SQL text, and a recording driver checks the
+// types of its arguments.
 type sqlserverDialect struct{}
 
 func (sqlserverDialect) Name() string { return "sqlserver" }
@@ -50,11 +51,15 @@ func (sqlserverDialect) NowMillis() string {
 	return "datediff_big(millisecond, '19700101', sysutcdatetime())"
 }
 
-// Leases sends namespaces and owner keys as bytes, to match the varbinary columns.
+// Leases sends namespaces and owner keys as bytes, to match the varbinary columns,
+// and casts the owner keys that a Take or an Update may set to NULL: go-mssqldb
+// sends a nil as nvarchar(1), which SQL Server does not convert to varbinary by
+// itself (Msg 257), and every Release, which clears the owner key, would fail.
 func (sqlserverDialect) Leases(t Tables, now string) LeaseSQL {
 	l := sharedLeases(t, now, leaseFlavour{
-		param: func(n int, _ string) string { return "@p" + strconv.Itoa(n) },
-		top:   "top (" + strconv.Itoa(candidateRows) + ") ",
+		param:   func(n int, _ string) string { return "@p" + strconv.Itoa(n) },
+		nullKey: func(n int) string { return "cast(@p" + strconv.Itoa(n) + " as varbinary(255))" },
+		top:     "top (" + strconv.Itoa(candidateRows) + ") ",
 		join: func(parts string) string {
 			return " outer apply (select * from (" + parts + ") u where u.slot < n.slot_limit) s"
 		},
@@ -82,4 +87,15 @@ func (sqlserverDialect) Retryable(err error) bool {
 		return true
 	}
 	return false
+}
+
+func (sqlserverDialect) addColumn(table, def string) string {
+	return "alter table " + table + " add " + def
+}
+
+// lastOwnerIndex finds the index by its name, last_owner as the schema script's
+// create table names it.
+func (sqlserverDialect) lastOwnerIndex(_, quoted Tables) (string, []any, string) {
+	return "select count(*) from sys.indexes where object_id = object_id(@p1) and name = 'last_owner'",
+		[]any{quoted.Slot}, "create nonclustered index last_owner on " + quoted.Slot + " (namespace, last_owner_key, slot)"
 }

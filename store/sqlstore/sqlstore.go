@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -60,6 +62,13 @@ var (
 // it), checks the tables and, with WithInitSchema, creates the missing ones, all
 // within timeout; it reports every bad input there rather than at the first Reserve.
 //
+// With MySQL or MariaDB, give db's DSN innodb_lock_wait_timeout and
+// lock_wait_timeout of at most timeout (in whole seconds) as Open does: the driver's
+// cancellation only closes the connection, and the server runs a statement that
+// waits on a lock to its end when the lock is free, up to those waits (50 s by
+// default) after its caller was told it failed. New logs a warning when a session
+// waits longer.
+//
 // With SQLite, give db a busy timeout (modernc.org/sqlite: the DSN parameter
 // _pragma=busy_timeout(5000)) so that processes sharing the file wait for each
 // other's writes instead of failing.
@@ -85,8 +94,11 @@ func New(db *sql.DB, timeout time.Duration, opts ...Option) (*Store, error) {
 //	sqlite     modernc.org/sqlite                a file path, such as cosid.db
 //
 // Open keeps a pool of 16 connections, all kept idle between reservations; a SQLite
-// database gets one connection, a busy timeout of timeout and WAL mode. Otherwise Open
-// is New.
+// database gets one connection, a busy timeout of timeout and WAL mode; a MySQL or
+// MariaDB session gets innodb_lock_wait_timeout and lock_wait_timeout of timeout
+// rounded up to a whole second, unless the DSN sets them, so that the server ends a
+// statement whose caller timed out instead of running it once a lock is free.
+// Otherwise Open is New.
 func Open(driver, dsn string, timeout time.Duration, opts ...Option) (*Store, error) {
 	if err := checkTimeout(timeout); err != nil {
 		return nil, err
@@ -110,11 +122,29 @@ var driverImports = map[string]string{
 }
 
 func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg config) (*Store, error) {
+	db, err := openPool(driver, dsn, timeout)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newStore(ctx, db, true, timeout, cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openPool opens the pool of Open: the DSN with the settings that bound the
+// database's waits by timeout, and poolSize connections.
+func openPool(driver, dsn string, timeout time.Duration) (*sql.DB, error) {
 	if err := checkDriver(driver); err != nil {
 		return nil, fmt.Errorf("sqlstore: %w: %w", store.ErrInvalidArgument, err)
 	}
-	if driver == "sqlite" {
+	switch driver {
+	case "sqlite":
 		dsn = sqliteDSN(dsn, timeout)
+	case "mysql":
+		dsn = mysqlDSN(dsn, timeout)
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
@@ -123,12 +153,7 @@ func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg co
 	db.SetMaxOpenConns(poolSize)
 	db.SetMaxIdleConns(poolSize)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s, err := newStore(ctx, db, true, timeout, cfg)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return db, nil
 }
 
 // sqliteDSN adds to a modernc.org/sqlite DSN a busy timeout of timeout, so that a
@@ -142,6 +167,35 @@ func sqliteDSN(dsn string, timeout time.Duration) string {
 	if !strings.Contains(dsn, "journal_mode") {
 		add = append(add, "_pragma=journal_mode(wal)")
 	}
+	return appendParams(dsn, add)
+}
+
+// mysqlDSN adds to a go-sql-driver/mysql DSN the session variables that bound a
+// statement's lock waits on the server by timeout, rounded up to a whole second
+// (their unit): innodb_lock_wait_timeout (row locks) and lock_wait_timeout (metadata
+// locks); unless the DSN sets them itself. The driver's cancellation only closes the
+// connection, and a statement waiting on a lock would go on without its caller and
+// commit once the lock is free, up to MySQL's default of 50 s later.
+func mysqlDSN(dsn string, timeout time.Duration) string {
+	set := map[string]bool{}
+	if _, query, ok := strings.Cut(dsn, "?"); ok {
+		for p := range strings.SplitSeq(query, "&") {
+			name, _, _ := strings.Cut(p, "=")
+			set[name] = true
+		}
+	}
+	secs := strconv.FormatInt(lockWaitSeconds(timeout), 10)
+	var add []string
+	for _, v := range []string{"innodb_lock_wait_timeout", "lock_wait_timeout"} {
+		if !set[v] {
+			add = append(add, v+"="+secs)
+		}
+	}
+	return appendParams(dsn, add)
+}
+
+// appendParams appends the parameters add (name=value) to the query of dsn.
+func appendParams(dsn string, add []string) string {
 	if len(add) == 0 {
 		return dsn
 	}
@@ -150,6 +204,12 @@ func sqliteDSN(dsn string, timeout time.Duration) string {
 		sep = "&"
 	}
 	return dsn + sep + strings.Join(add, "&")
+}
+
+// lockWaitSeconds is timeout rounded up to a whole second, the unit of MySQL's lock
+// wait timeouts.
+func lockWaitSeconds(timeout time.Duration) int64 {
+	return int64((timeout + time.Second - 1) / time.Second)
 }
 
 // checkDriver reports a driver that database/sql does not know, saying what to import.
@@ -224,8 +284,27 @@ func newStore(ctx context.Context, db *sql.DB, owned bool, timeout time.Duration
 	if err := s.checkTables(ctx, cfg); err != nil {
 		return nil, err
 	}
+	if _, ok := d.(mysqlDialect); ok && !owned {
+		s.checkLockWaits(ctx, cfg.logger)
+	}
 	cfg.logger.Debug("sqlstore: ready", "store", s.name, "fetchPlan", string(cfg.plan), "timeout", timeout)
 	return s, nil
+}
+
+// checkLockWaits warns when a session of the application's MySQL or MariaDB pool
+// lets a statement wait on a lock longer than the store's timeout, which Open
+// bounds on its own pool (mysqlDSN): a statement whose caller timed out would then
+// take effect when the lock is freed, up to that wait later.
+func (s *Store) checkLockWaits(ctx context.Context, logger *slog.Logger) {
+	var innodb, metadata int64
+	err := s.db.QueryRowContext(ctx, "select @@session.innodb_lock_wait_timeout, @@session.lock_wait_timeout").Scan(&innodb, &metadata)
+	bound := lockWaitSeconds(s.timeout)
+	if err != nil || max(innodb, metadata) <= bound {
+		return
+	}
+	logger.Warn("sqlstore: the database's sessions wait on locks longer than the store's timeout: a statement whose caller timed out may take effect that much later; add innodb_lock_wait_timeout and lock_wait_timeout to the DSN",
+		"store", s.name, "innodb_lock_wait_timeout", innodb, "lock_wait_timeout", metadata,
+		"dsn", fmt.Sprintf("innodb_lock_wait_timeout=%d&lock_wait_timeout=%d", bound, bound))
 }
 
 // detect returns the first dialect, registered ones first, that recognises the server.

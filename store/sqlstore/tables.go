@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -18,47 +19,54 @@ var tableColumns = []struct {
 	{"namespaceTable", func(t Tables) string { return t.Namespace }, "namespace, slot_limit, tolerance_ms"},
 }
 
-// checkTables checks that every table exists with its columns; with initSchema it
-// first creates the missing ones.
+// checkTables checks that every table exists with its columns. With initSchema it
+// first creates the missing tables, adds the missing columns to tables that an older
+// script created, and creates the slot table's index when it is missing.
 func (s *Store) checkTables(ctx context.Context, cfg config) error {
 	quoted := cfg.tables.quote(s.dialect)
-	missing := s.missingTables(ctx, quoted)
-	if len(missing) == 0 {
-		return nil
-	}
+	lacking := s.readTables(ctx, quoted)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: checking the tables: %w", s.name, err)
 	}
-	if cfg.initSchema {
-		for _, stmt := range s.dialect.Schema(quoted) {
-			// A failure here is reported by the check below, unless a concurrent
-			// process created the same table first, which is no failure.
-			if _, err := s.db.ExecContext(ctx, stmt); err != nil {
-				cfg.logger.Debug("sqlstore: create table", "store", s.name, "err", err)
-			}
-		}
-		if missing = s.missingTables(ctx, quoted); len(missing) == 0 {
-			cfg.logger.Info("sqlstore: created the missing tables", "store", s.name)
+	upgrade, upgradable := s.upgradeStatements(lacking)
+	if !cfg.initSchema {
+		if len(lacking) == 0 {
 			return nil
 		}
-		return fmt.Errorf("%s: initSchema could not create the tables: %s", s.name, strings.Join(missing, "; "))
+		script, _ := Schema(s.dialect.Name(), cfg.tables)
+		if upgradable && len(upgrade) > 0 {
+			script += "\nand, to the tables that exist, add the missing columns:\n\n" + strings.Join(upgrade, ";\n") + ";\n"
+		}
+		return fmt.Errorf("%s: %s; create them with the option initSchema (WithInitSchema(true)), or have a DBA run this script:\n%s",
+			s.name, describeAll(lacking), script)
 	}
-	script, _ := Schema(s.dialect.Name(), cfg.tables)
-	return fmt.Errorf("%s: %s; create them with the option initSchema (WithInitSchema(true)), or have a DBA run this script:\n%s",
-		s.name, strings.Join(missing, "; "), script)
+	if len(lacking) > 0 {
+		var stmts []string
+		if slices.ContainsFunc(lacking, func(t tableState) bool { return t.missing }) {
+			stmts = s.dialect.Schema(quoted)
+		}
+		for _, stmt := range append(stmts, upgrade...) {
+			// A failure here is reported by the check below, unless a concurrent
+			// process made the same change first, which is no failure.
+			if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+				cfg.logger.Debug("sqlstore: initSchema", "store", s.name, "statement", stmt, "err", err)
+			}
+		}
+		if lacking = s.readTables(ctx, quoted); len(lacking) > 0 {
+			return fmt.Errorf("%s: initSchema could not create the tables: %s", s.name, describeAll(lacking))
+		}
+		cfg.logger.Info("sqlstore: created the missing tables and columns", "store", s.name)
+	}
+	if err := s.ensureIndex(ctx, cfg.tables); err != nil {
+		return fmt.Errorf("%s: initSchema could not create the index of the slot table: %w", s.name, err)
+	}
+	return nil
 }
 
-// missingTables describes each table that cannot be read with its columns.
-func (s *Store) missingTables(ctx context.Context, quoted Tables) []string {
-	var missing []string
-	for _, tc := range tableColumns {
-		rows, err := s.db.QueryContext(ctx, "select "+tc.columns+" from "+tc.name(quoted)+" where 1 = 0")
-		if err == nil {
-			err = rows.Close()
-		}
-		if err != nil {
-			missing = append(missing, fmt.Sprintf("%s %s is missing or lacks the columns (%s): %v", tc.option, tc.name(quoted), tc.columns, err))
-		}
+func describeAll(lacking []tableState) string {
+	d := make([]string, len(lacking))
+	for i, t := range lacking {
+		d[i] = t.describe()
 	}
-	return missing
+	return strings.Join(d, "; ")
 }

@@ -24,8 +24,11 @@ func (k *leaseKit) arguments(t *testing.T) {
 		{"EmptyNamespace", func(r *store.LeaseRequest) { r.Namespace = "" }, "Namespace"},
 		{"Namespace101Bytes", func(r *store.LeaseRequest) { r.Namespace = strings.Repeat("n", store.MaxNamespaceLen+1) }, "Namespace"},
 		{"NamespaceNotUTF8", func(r *store.LeaseRequest) { r.Namespace += "\xff" }, "Namespace"},
+		{"NamespaceNUL", func(r *store.LeaseRequest) { r.Namespace += "\x00" }, "Namespace"},
 		{"EmptyOwnerKey", func(r *store.LeaseRequest) { r.OwnerKey = "" }, "OwnerKey"},
 		{"OwnerKey256Bytes", func(r *store.LeaseRequest) { r.OwnerKey = strings.Repeat("o", store.MaxKeyLen+1) }, "OwnerKey"},
+		{"OwnerKeyNotUTF8", func(r *store.LeaseRequest) { r.OwnerKey = "owner\xc3(" }, "OwnerKey"},
+		{"OwnerKeyNUL", func(r *store.LeaseRequest) { r.OwnerKey = "own\x00er" }, "OwnerKey"},
 		{"LimitZero", func(r *store.LeaseRequest) { r.Limit = 0 }, "Limit"},
 		{"LimitNegative", func(r *store.LeaseRequest) { r.Limit = -4 }, "Limit"},
 		{"LimitOverMax", func(r *store.LeaseRequest) { r.Limit = store.MaxSlots + 1 }, "Limit"},
@@ -70,6 +73,10 @@ func (k *leaseKit) arguments(t *testing.T) {
 			{"SlotNegative", "Slot", func(l *store.Lease) { l.Slot = -1 }},
 			{"EmptyNamespace", "Namespace", func(l *store.Lease) { l.Namespace = "" }},
 			{"EmptyOwnerKey", "OwnerKey", func(l *store.Lease) { l.OwnerKey = "" }},
+			{"NamespaceNUL", "Namespace", func(l *store.Lease) { l.Namespace += "\x00" }},
+			{"NamespaceNotUTF8", "Namespace", func(l *store.Lease) { l.Namespace += "\xff" }},
+			{"OwnerKeyNUL", "OwnerKey", func(l *store.Lease) { l.OwnerKey += "\x00" }},
+			{"OwnerKeyNotUTF8", "OwnerKey", func(l *store.Lease) { l.OwnerKey += "\xc3" }},
 		}
 		for _, tc := range leases {
 			bad := l

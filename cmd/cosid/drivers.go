@@ -8,3 +8,8 @@ import (
 	_ "github.com/microsoft/go-mssqldb"
 	_ "modernc.org/sqlite"
 )
+
+// The ZooKeeper and MongoDB stores register their configuration types.
+import (
+	_ "github.com/cosid-go/cosid/store/zkstore"
+)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -81,7 +80,11 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
 				ns.meta.Limit, time.Duration(ns.meta.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
 		}
-		free := ns.candidates(req.OwnerKey, req.Preferred, nowMs)
+		rows := make(map[int]slotrow.Row, len(ns.rows))
+		for slot, r := range ns.rows {
+			rows[slot] = r.Row
+		}
+		free := slotrow.Candidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
 		if len(free) == 0 {
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.meta.Limit, store.ErrNoFreeSlot)
 		}
@@ -187,35 +190,6 @@ func (s *Store) readRows(ctx context.Context, path string, children []string, li
 	}
 	wg.Wait()
 	return rows, first
-}
-
-// candidates returns up to maxCandidates slots free at nowMs, in the order an
-// acquirer tries them: those owner had before (L5), the preferred one, then the
-// lowest.
-func (ns nsRead) candidates(owner string, preferred int, nowMs int64) []int {
-	var out []int
-	add := func(slot int) {
-		if r, ok := ns.rows[slot]; (!ok || r.Free(nowMs)) && !slices.Contains(out, slot) {
-			out = append(out, slot)
-		}
-	}
-	var had []int
-	for slot, r := range ns.rows {
-		if r.LastOwner == owner {
-			had = append(had, slot)
-		}
-	}
-	slices.Sort(had)
-	for _, slot := range had {
-		add(slot)
-	}
-	if preferred >= 0 {
-		add(preferred)
-	}
-	for slot := 0; slot < ns.meta.Limit && len(out) < maxCandidates; slot++ {
-		add(slot)
-	}
-	return out
 }
 
 // Renew implements store.SlotLeaseStore: it reads the store clock, the namespace's

@@ -1,25 +1,21 @@
 package zkstore_test
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
 
 const (
-	helperEnv        = "COSID_ZKSTORE_HELPER" // "ranges" or "leases", address, root and key of a helper process
+	helperEnv        = "COSID_ZKSTORE_HELPER" // kind ("ranges" or "leases"), address, root and key of a helper process
 	reservesPerChild = 100
 	leasesPerChild   = 15
 )
@@ -28,14 +24,11 @@ const (
 // reserves ranges of one key and prints each, or takes the one slot of a namespace
 // in turns and prints each lease.
 func TestHelperProcess(t *testing.T) {
-	spec := os.Getenv(helperEnv)
-	if spec == "" {
+	spec := testenv.ChildSpec(helperEnv)
+	if len(spec) != 4 {
 		t.Skip("runs only as a child of TestTwoProcesses")
 	}
-	var kind, addr, root, key string
-	if _, err := fmt.Sscanf(spec, "%q %q %q %q", &kind, &addr, &root, &key); err != nil {
-		t.Fatalf("%s=%s: %v", helperEnv, spec, err)
-	}
+	kind, addr, root, key := spec[0], spec[1], spec[2], spec[3]
 	st := openStore(t, addr, zkstore.WithRoot(root))
 	if kind == "ranges" {
 		for range reservesPerChild {
@@ -112,35 +105,12 @@ func TestTwoProcesses(t *testing.T) {
 // printed, checking that each printed want of them.
 func runChildren(t *testing.T, kind, addr, root string, want int) []string {
 	key := kind + "/" + rand.Text()[:8]
-	var mu sync.Mutex
 	var lines []string
-	var wg sync.WaitGroup
-	for child := range 2 {
-		wg.Go(func() {
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%q %q %q %q", helperEnv, kind, addr, root, key))
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Errorf("child %d: %v\n%s%s", child, err, out, stderr.Bytes())
-				return
-			}
-			var got []string
-			sc := bufio.NewScanner(bytes.NewReader(out))
-			for sc.Scan() {
-				if bytes.HasPrefix(sc.Bytes(), []byte(kind[:len(kind)-1]+" ")) {
-					got = append(got, sc.Text())
-				}
-			}
-			if len(got) != want {
-				t.Errorf("child %d printed %d lines of %s, want %d:\n%s", child, len(got), kind, want, out)
-			}
-			mu.Lock()
-			lines = append(lines, got...)
-			mu.Unlock()
-		})
+	for i, got := range testenv.Children(t, 2, "TestHelperProcess", helperEnv, testenv.Fields(kind, addr, root, key), kind[:len(kind)-1]+" ") {
+		if len(got) != want {
+			t.Errorf("child %d printed %d lines of %s, want %d", i, len(got), kind, want)
+		}
+		lines = append(lines, got...)
 	}
-	wg.Wait()
 	return lines
 }

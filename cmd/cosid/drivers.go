@@ -11,5 +11,6 @@ import (
 
 // The ZooKeeper and MongoDB stores register their configuration types.
 import (
+	_ "github.com/cosid-go/cosid/store/mongostore"
 	_ "github.com/cosid-go/cosid/store/zkstore"
 )

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -105,4 +106,25 @@ func BenchmarkLease(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkReserve_Interleaved times a reservation and the bare findOneAndUpdate in
+// turn, so that both meet the same load, and reports their medians and ratio.
+func BenchmarkReserve_Interleaved(b *testing.B) {
+	uri := server(b)
+	db := testDatabase(b, uri)
+	st := openStore(b, uri, db)
+	bare := connect(b, uri).Database(db).Collection("bare", options.Collection().SetWriteConcern(writeconcern.Majority()))
+	ctx := b.Context()
+	if _, err := bare.InsertOne(ctx, bson.D{{Key: "_id", Value: "k"}, {Key: "n", Value: int64(0)}}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
+		b.Fatal(err)
+	}
+	testenv.Interleave(b, func() error {
+		var doc bson.M
+		return bare.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "k"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(100)}}}},
+			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	}, func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err })
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/cosid-go/cosid/internal/testenv"
+
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
@@ -108,4 +110,14 @@ func BenchmarkLease(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkReserve_Interleaved times a reservation and the bare Set in turn, so that
+// both meet the same load, and reports their medians and ratio.
+func BenchmarkReserve_Interleaved(b *testing.B) {
+	addr := server(b)
+	root := testRoot(b, addr)
+	st := openStore(b, addr, zkstore.WithRoot(root))
+	bare := bareSet(b, connect(b, addr), root)
+	testenv.Interleave(b, bare, func() error { _, err := st.Reserve(b.Context(), "bench", 100, 1); return err })
 }

@@ -29,6 +29,7 @@ func TestNew_BadOptions(t *testing.T) {
 		{"EmptyElement", zkstore.WithRoot("/a//b"), `"/a//b"`},
 		{"ControlChar", zkstore.WithRoot("/a\x01"), "control"},
 		{"Long", zkstore.WithRoot("/" + strings.Repeat("a", 128)), "128"},
+		{"Reserved", zkstore.WithRoot("/zookeeper"), "/zookeeper"},
 		{"ZeroTimeout", zkstore.WithTimeout(0), "timeout 0s"},
 	}
 	for _, tt := range tests {

@@ -51,7 +51,9 @@
 // write lands. No client clock decides anything; the lease's times are the
 // primary's milliseconds. ($$NOW would give the same time inside an aggregation,
 // but an update pipeline cannot carry the slotrow rules, and FerretDB, the test
-// server, has neither.)
+// server, has neither.) An Acquire that ends without knowing whether its write
+// landed may leave its slot held by an incarnation nobody knows until the TTL
+// passes, and its owner gets another slot meanwhile.
 //
 //	Acquire   hello and a find of the namespace's documents at once, the settings
 //	          inserted at first use, then a replaceOne of the first free slot's row

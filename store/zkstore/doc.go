@@ -35,7 +35,10 @@
 // The ZooKeeper client takes no context: a call that the timeout or the caller's
 // context ends returns at once, and its request may still reach the server. Every
 // write is a compare-and-swap, so such a late write is at most a range nobody uses
-// (a gap, never a duplicate) or a lease that expires unused.
+// (a gap, never a duplicate) or a lease that expires unused: an Acquire that ends
+// without knowing whether its write landed may leave its slot held by an
+// incarnation nobody knows until the TTL passes, and its owner gets another slot
+// meanwhile.
 //
 // # Slot leases and the store clock
 //

@@ -5,6 +5,8 @@ package cosid_test
 import (
 	_ "github.com/cosid-go/cosid/store/etcdstore"
 	_ "github.com/cosid-go/cosid/store/httpstore"
+	_ "github.com/cosid-go/cosid/store/mongostore"
 	_ "github.com/cosid-go/cosid/store/redisstore"
+	_ "github.com/cosid-go/cosid/store/zkstore"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )

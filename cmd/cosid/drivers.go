@@ -6,7 +6,9 @@ package main
 import (
 	_ "github.com/cosid-go/cosid/store/etcdstore"
 	_ "github.com/cosid-go/cosid/store/httpstore"
+	_ "github.com/cosid-go/cosid/store/mongostore"
 	_ "github.com/cosid-go/cosid/store/redisstore"
+	_ "github.com/cosid-go/cosid/store/zkstore"
 
 	_ "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"

@@ -37,6 +37,8 @@ func TestOpen_EveryStoreTypeDoesNoIO(t *testing.T) {
     redis: { type: redis, addr: ADDR, timeout: 2s }
     etcd: { type: etcd, endpoints: [ADDR], timeout: 2s }
     http: { type: http, url: "http://ADDR", timeout: 2s }
+    zk: { type: zookeeper, servers: [ADDR], timeout: 2s }
+    mongo: { type: mongodb, uri: "mongodb://ADDR/", database: app, timeout: 2s }
   generators:
     order: { strategy: segment, store: pg }
     ev: { strategy: snowflake, store: etcd }

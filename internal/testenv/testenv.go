@@ -20,6 +20,12 @@ const (
 	Require      = "COSID_TEST_REQUIRE" // "1": a missing server is a failure, not a skip
 )
 
+// The servers of the ZooKeeper and MongoDB stores.
+const (
+	ZooKeeper = "COSID_TEST_ZOOKEEPER" // host:port of a ZooKeeper server: 127.0.0.1:2182
+	MongoDB   = "COSID_TEST_MONGODB"   // a MongoDB URI: mongodb://127.0.0.1:27018/
+)
+
 // Server returns the address in the environment variable name, skipping t when it is
 // unset, or failing it when servers are required.
 func Server(t testing.TB, name string) string {

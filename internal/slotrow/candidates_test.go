@@ -1,0 +1,41 @@
+package slotrow_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cosid-go/cosid/internal/slotrow"
+)
+
+// TestCandidates_L5_OrderAndFreedom checks the order in which an acquirer tries
+// slots: the owner's earlier ones (L5), the preferred one, then the lowest; and that
+// only slots free at the given time, or never taken, are offered.
+func TestCandidates_L5_OrderAndFreedom(t *testing.T) {
+	held := slotrow.Row{Owner: "b", Incarnation: "i", LastOwner: "b", Fence: 1, ExpiresMs: 100}
+	expired := slotrow.Row{Owner: "c", Incarnation: "i", LastOwner: "c", Fence: 1, ExpiresMs: 50}
+	released := slotrow.Row{LastOwner: "a", Fence: 2}
+	rows := map[int]slotrow.Row{0: held, 1: expired, 5: released, 6: {LastOwner: "a", Fence: 1}}
+	tests := []struct {
+		name      string
+		owner     string
+		preferred int
+		nowMs     int64
+		n         int
+		want      []int
+	}{
+		{"OwnerFirstThenLowest", "a", -1, 60, 4, []int{5, 6, 1, 2}},
+		{"PreferredAfterOwner", "a", 3, 60, 4, []int{5, 6, 3, 1}},
+		{"HeldSkipped", "x", 0, 60, 3, []int{1, 2, 3}},
+		{"ExpiryIsAtOrBelowNow", "x", -1, 100, 2, []int{0, 1}},
+		{"NotYetExpired", "x", -1, 49, 2, []int{2, 3}},
+		{"HeldPreviousSlotNotOffered", "b", -1, 60, 2, []int{1, 2}},
+		{"Limit", "x", -1, 60, 16, []int{1, 2, 3, 4, 5, 6, 7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := slotrow.Candidates(rows, 8, tt.owner, tt.preferred, tt.nowMs, tt.n); !slices.Equal(got, tt.want) {
+				t.Errorf("Candidates = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package testenv
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Children runs n copies of the test binary at once, each running only the test
+// named helper with the environment variable env set to value, and returns the
+// lines they printed that begin with prefix. It fails t for a copy that fails.
+// The helper test skips itself when env is unset, so that it does nothing in the
+// ordinary run.
+func Children(t *testing.T, n int, helper, env, value, prefix string) [][]string {
+	t.Helper()
+	out := make([][]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
+			cmd.Env = append(os.Environ(), env+"="+value)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			b, err := cmd.Output()
+			if err != nil {
+				t.Errorf("child %d of %s: %v\n%s%s", i, helper, err, b, stderr.Bytes())
+				return
+			}
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			for sc.Scan() {
+				if strings.HasPrefix(sc.Text(), prefix) {
+					out[i] = append(out[i], sc.Text())
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// ChildSpec returns the value of env in a child of Children, split into the
+// fields that the parent joined with Fields, or nil in the ordinary run.
+func ChildSpec(env string) []string {
+	v, ok := os.LookupEnv(env)
+	if !ok {
+		return nil
+	}
+	return strings.Split(v, "\x1f")
+}
+
+// Fields joins fields into the value of a child's environment variable.
+func Fields(fields ...string) string { return strings.Join(fields, "\x1f") }

@@ -1,0 +1,90 @@
+package mongostore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+func init() { store.Register("mongodb", openSpec) }
+
+// specConfig is the configuration of a store of type mongodb:
+//
+//	type: mongodb
+//	uri: mongodb://10.0.0.1:27017,10.0.0.2:27017/?replicaSet=rs0
+//	database: app
+//	timeout: 2s
+//	options: { weakWriteConcern: false }
+//
+// The URI's write concern (w=…) must be majority, or absent, unless
+// weakWriteConcern is true (see WithWeakWriteConcern); the store writes with
+// majority otherwise.
+type specConfig struct {
+	URI      string        `yaml:"uri"`
+	Database string        `yaml:"database"`
+	Timeout  time.Duration `yaml:"timeout"`
+	Options  struct {
+		WeakWriteConcern bool `yaml:"weakWriteConcern"`
+	} `yaml:"options"`
+}
+
+// maxDatabaseLen is the longest database name MongoDB accepts, in bytes.
+const maxDatabaseLen = 63
+
+// openSpec opens a store of type mongodb on a client of its own, which the store's
+// Close disconnects. Its errors name the field of spec at fault and the values it
+// allows; they never repeat the URI, which may hold a password.
+func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
+	var c specConfig
+	if err := spec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
+	}
+	bad := func(field string, format string, args ...any) error {
+		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
+	}
+	if c.URI == "" {
+		return nil, bad("uri", "missing; want a MongoDB connection string such as mongodb://127.0.0.1:27017/")
+	}
+	co := options.Client().ApplyURI(c.URI)
+	if err := co.Validate(); err != nil {
+		return nil, bad("uri", "not a MongoDB connection string (mongodb://host:port/?options): %v", err)
+	}
+	switch {
+	case c.Database == "":
+		return nil, bad("database", "missing; want the name of the database that holds the collections %s and %s", RangeCollection, SlotCollection)
+	case len(c.Database) > maxDatabaseLen || strings.ContainsAny(c.Database, "/\\. \"$*<>:|?\x00"):
+		return nil, bad("database", "%q is not a database name: at most %d bytes, none of /\\. \"$*<>:|?", c.Database, maxDatabaseLen)
+	case c.Timeout < 0:
+		return nil, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	opts := []Option{WithTimeout(c.Timeout)}
+	if wc := co.WriteConcern; wc != nil && wc.W != nil && wc.W != "majority" {
+		if !c.Options.WeakWriteConcern {
+			return nil, fmt.Errorf("%s.uri: %w: %w: the URI asks for w=%v; a failover could roll back an acknowledged reservation. Drop w= from the URI for majority, or set options.weakWriteConcern: true",
+				spec.Path, store.ErrInvalidArgument, ErrWeakWriteConcern, wc.W)
+		}
+		opts = append(opts, WithWeakWriteConcern(wc))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // the settings are good; Load checks them so, with no I/O
+	}
+	client, err := mongo.Connect(co)
+	if err != nil {
+		return nil, fmt.Errorf("%s: mongostore: making a client: %w", spec.Path, err)
+	}
+	st, err := newStore(client.Database(c.Database), true, opts)
+	if err != nil {
+		client.Disconnect(context.Background())
+		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	}
+	return st, nil
+}

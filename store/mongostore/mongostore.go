@@ -1,0 +1,184 @@
+package mongostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// The collections of a store, in the database given to New.
+const (
+	RangeCollection = "cosid_range"
+	SlotCollection  = "cosid_slot"
+)
+
+// DefaultTimeout bounds every call of a store made without WithTimeout.
+const DefaultTimeout = 2 * time.Second
+
+var (
+	// ErrWeakWriteConcern means the store was asked to write with a write concern
+	// that does not wait for a majority of the replica set: an acknowledged
+	// reservation could be rolled back by a failover and handed out again.
+	ErrWeakWriteConcern = errors.New("write concern weaker than majority")
+	// ErrCorrupt means a document of the store's collections holds fields the store
+	// never writes: the store refuses to guess what they meant.
+	ErrCorrupt = errors.New("a document holds fields the store did not write")
+	// ErrClosed is returned by the methods of a closed Store.
+	ErrClosed = errors.New("store is closed")
+)
+
+// Store is a store.RangeStore and a store.SlotLeaseStore on a MongoDB database. It is
+// safe for concurrent use, also by many processes sharing one database.
+type Store struct {
+	db      *mongo.Database
+	owned   bool // Close disconnects db's client
+	ranges  *mongo.Collection
+	slots   *mongo.Collection
+	timeout time.Duration
+	offset  *ClockOffset // tests only: moves the store clock
+	name    string       // "mongostore(db)", for errors
+	closed  atomic.Bool
+}
+
+var (
+	_ store.RangeStore     = (*Store)(nil)
+	_ store.SlotLeaseStore = (*Store)(nil)
+	_ store.Timeouter      = (*Store)(nil)
+)
+
+// Option configures a Store.
+type Option func(*config)
+
+type config struct {
+	timeout time.Duration
+	wc      *writeconcern.WriteConcern
+	offset  *ClockOffset
+}
+
+// WithTimeout bounds every call of the store, its retries included (default
+// DefaultTimeout).
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithWeakWriteConcern makes the store write with wc, such as writeconcern.W1(),
+// instead of majority. It is the explicit opt-in that a weaker write concern needs,
+// for a single server or a test: on a replica set a failover can roll back an
+// acknowledged reservation and hand its values out again. An unacknowledged write
+// concern (w: 0) is refused even so: the store must read what each write did.
+func WithWeakWriteConcern(wc *writeconcern.WriteConcern) Option {
+	return func(c *config) { c.wc = wc }
+}
+
+// ClockOffset moves the store clock of the stores opened with it by a shared amount.
+// It exists for tests of expiry (storetest.ClockMover), which would otherwise wait
+// for the server's clock; the zero value moves nothing.
+type ClockOffset struct{ ms atomic.Int64 }
+
+// Move moves the clock by d, rounded down to a whole millisecond; back when d is
+// negative.
+func (c *ClockOffset) Move(d time.Duration) { c.ms.Add(d.Milliseconds()) }
+
+// WithClockOffset makes the store read the server's clock moved by c. It is for
+// tests: every store of one test that shares c sees the same moved clock.
+func WithClockOffset(c *ClockOffset) Option { return func(cfg *config) { cfg.offset = c } }
+
+// New returns a Store on db, whose client the application owns: Close leaves it
+// connected. The store writes with write concern majority, whatever db's own is,
+// unless WithWeakWriteConcern says otherwise. New does no I/O, so that a program
+// starts while the server is down; the first call that cannot reach it fails within
+// the store's timeout.
+func New(db *mongo.Database, opts ...Option) (*Store, error) {
+	if db == nil {
+		return nil, fmt.Errorf("mongostore: %w: nil *mongo.Database", store.ErrInvalidArgument)
+	}
+	return newStore(db, false, opts)
+}
+
+func newStore(db *mongo.Database, owned bool, opts []Option) (*Store, error) {
+	c := config{timeout: DefaultTimeout, wc: writeconcern.Majority()}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.timeout <= 0 {
+		return nil, fmt.Errorf("mongostore: %w: timeout %v, want > 0", store.ErrInvalidArgument, c.timeout)
+	}
+	if err := checkWriteConcern(c.wc); err != nil {
+		return nil, fmt.Errorf("mongostore: %w", err)
+	}
+	if c.offset == nil {
+		c.offset = new(ClockOffset)
+	}
+	co := options.Collection().SetWriteConcern(c.wc)
+	return &Store{
+		db:      db,
+		owned:   owned,
+		ranges:  db.Collection(RangeCollection, co),
+		slots:   db.Collection(SlotCollection, co),
+		timeout: c.timeout,
+		offset:  c.offset,
+		name:    fmt.Sprintf("mongostore(%s)", db.Name()),
+	}, nil
+}
+
+// checkWriteConcern refuses a write concern that does not acknowledge writes, or
+// that is not valid.
+func checkWriteConcern(wc *writeconcern.WriteConcern) error {
+	if wc == nil || !wc.IsValid() || !wc.Acknowledged() || wc.W == 0 {
+		return fmt.Errorf("%w: %w: write concern %+v does not acknowledge writes, or is not valid", store.ErrInvalidArgument, ErrWeakWriteConcern, wc)
+	}
+	return nil
+}
+
+// Timeout implements store.Timeouter: every call of the store ends within it.
+func (s *Store) Timeout() time.Duration { return s.timeout }
+
+// Close implements store.RangeStore. It disconnects the client when the
+// configuration connected it; a database given to New stays connected.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) || !s.owned {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	return s.db.Client().Disconnect(ctx)
+}
+
+// begin bounds ctx by the store's timeout, unless its deadline comes sooner.
+func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if s.closed.Load() {
+		return ctx, func() {}, ErrClosed
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.timeout {
+		return ctx, func() {}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	return ctx, cancel, nil
+}
+
+// failed wraps err with what failed and the store.
+func (s *Store) failed(what string, err error) error {
+	return fmt.Errorf("%s: %s: %w", s.name, what, err)
+}
+
+// now reads the store clock: the localTime of the server's answer to hello, in
+// epoch milliseconds (moved by the test offset).
+func (s *Store) now(ctx context.Context) (int64, error) {
+	var hello struct {
+		LocalTime bson.DateTime `bson:"localTime"`
+	}
+	if err := s.db.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
+		return 0, fmt.Errorf("reading the store clock (hello): %w", err)
+	}
+	if hello.LocalTime == 0 {
+		return 0, errors.New("reading the store clock: the server's hello has no localTime")
+	}
+	return int64(hello.LocalTime) + s.offset.ms.Load(), nil
+}

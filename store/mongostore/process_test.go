@@ -1,0 +1,65 @@
+package mongostore_test
+
+import (
+	"cmp"
+	"crypto/rand"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/store"
+)
+
+const (
+	helperEnv        = "COSID_MONGOSTORE_HELPER" // URI, database and key of a helper process
+	reservesPerChild = 100
+)
+
+// TestHelperProcess is the body of the child processes of
+// TestTwoProcesses_S1_NoOverlap: it reserves one key and prints each range.
+func TestHelperProcess(t *testing.T) {
+	spec := testenv.ChildSpec(helperEnv)
+	if len(spec) != 3 {
+		t.Skip("runs only as a child of TestTwoProcesses_S1_NoOverlap")
+	}
+	st := openStore(t, spec[0], spec[1])
+	for range reservesPerChild {
+		r, err := st.Reserve(t.Context(), spec[2], 3, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("range %d %d\n", r.Start, r.End)
+	}
+}
+
+// TestTwoProcesses_S1_NoOverlap runs two real processes that reserve one key at
+// once: no value is handed out twice, and none is lost. It needs a server whose
+// updates are atomic, so it skips on FerretDB (see turns).
+func TestTwoProcesses_S1_NoOverlap(t *testing.T) {
+	uri := server(t)
+	if isFerretDB(t, uri) {
+		t.Skip("FerretDB v1.24.2 runs an update as a query and an unconditional write: two processes' $inc can both read one value")
+	}
+	db := testDatabase(t, uri)
+	var all []store.Range
+	for i, lines := range testenv.Children(t, 2, "TestHelperProcess", helperEnv, testenv.Fields(uri, db, "procs/"+rand.Text()[:8]), "range ") {
+		if len(lines) != reservesPerChild {
+			t.Errorf("child %d printed %d ranges, want %d", i, len(lines), reservesPerChild)
+		}
+		for _, line := range lines {
+			var r store.Range
+			fmt.Sscanf(line, "range %d %d", &r.Start, &r.End)
+			all = append(all, r)
+		}
+	}
+	slices.SortFunc(all, func(a, b store.Range) int { return cmp.Compare(a.Start, b.Start) })
+	for i := 1; i < len(all); i++ {
+		if all[i].Start < all[i-1].End {
+			t.Errorf("ranges %v and %v of two processes overlap", all[i-1], all[i])
+		}
+	}
+	if n := len(all); n > 0 && (all[0].Start != 0 || all[n-1].End != 3*int64(n)) {
+		t.Errorf("the ranges of both processes span [%d, %d), want [0, %d)", all[0].Start, all[n-1].End, 3*n)
+	}
+}

@@ -1,0 +1,87 @@
+package zkstore_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cosid-go/cosid/internal/strictyaml"
+	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/zkstore"
+)
+
+// spec returns the Spec of a store entry whose settings are text, decoded as the
+// root package decodes them.
+func spec(text string) store.Spec {
+	return store.Spec{Name: "ids", Path: "cosid.stores.ids", Decode: func(v any) error {
+		node, err := strictyaml.Parse([]byte(text))
+		if err != nil {
+			return err
+		}
+		return strictyaml.Decode(node, "cosid.stores.ids", v)
+	}, Logger: discard()}
+}
+
+// TestConfig_OpensZooKeeperStore opens a store of type zookeeper from its settings
+// and reserves through it.
+func TestConfig_OpensZooKeeperStore(t *testing.T) {
+	addr := server(t)
+	root := testRoot(t, addr)
+	open, ok := store.Lookup("zookeeper")
+	if !ok {
+		t.Fatal(`store type "zookeeper" is not registered`)
+	}
+	st, err := open(context.Background(), spec("servers: ["+addr+"]\ntimeout: 3s\noptions: { root: "+root+" }"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := st.(store.Timeouter).Timeout().String(); got != "3s" {
+		t.Errorf("timeout = %s, want 3s", got)
+	}
+	if got := st.(*zkstore.Store).Root(); got != root {
+		t.Errorf("root = %q, want %q", got, root)
+	}
+	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
+		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
+	}
+}
+
+// TestConfig_ErrorsNameTheField checks that every bad entry fails before any I/O
+// with an error wrapping ErrInvalidArgument that names its path, the field and what
+// it allows.
+func TestConfig_ErrorsNameTheField(t *testing.T) {
+	open, _ := store.Lookup("zookeeper")
+	tests := []struct {
+		name, yaml string
+		mention    []string
+	}{
+		{"UnknownKey", "servers: [a:1]\ntimout: 2s", []string{"cosid.stores.ids", "timout"}},
+		{"NoServers", "timeout: 2s", []string{"cosid.stores.ids.servers", "missing", "127.0.0.1:2181"}},
+		{"BadServer", "servers: [localhost]", []string{"cosid.stores.ids.servers[0]", `"localhost"`, "host:port"}},
+		{"ServerWithChroot", "servers: [a:1/chroot]", []string{"servers[0]", "host:port"}},
+		{"NegativeTimeout", "servers: [a:1]\ntimeout: -1s", []string{"cosid.stores.ids.timeout", "-1s", "positive"}},
+		{"RelativeRoot", "servers: [a:1]\noptions: { root: cosid }", []string{"options.root", `"cosid"`, "absolute"}},
+		{"TrailingSlash", "servers: [a:1]\noptions: { root: /cosid/ }", []string{"options.root", "trailing slash"}},
+		{"DotElement", "servers: [a:1]\noptions: { root: /a/../b }", []string{"options.root", "dot"}},
+		{"ReservedRoot", "servers: [a:1]\noptions: { root: /zookeeper/x }", []string{"options.root", "/zookeeper"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := open(context.Background(), spec(tt.yaml))
+			if err == nil {
+				st.Close()
+				t.Fatalf("open accepted\n%s", tt.yaml)
+			}
+			if !errors.Is(err, store.ErrInvalidArgument) {
+				t.Errorf("error %q does not wrap ErrInvalidArgument", err)
+			}
+			for _, m := range tt.mention {
+				if !strings.Contains(err.Error(), m) {
+					t.Errorf("error %q does not mention %q", err, m)
+				}
+			}
+		})
+	}
+}

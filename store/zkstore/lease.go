@@ -1,0 +1,287 @@
+package zkstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store"
+)
+
+// Bounds of an Acquire: the free slots one read of a namespace offers it, and the
+// slot znodes it reads at once.
+const (
+	maxCandidates = 16
+	readers       = 8
+)
+
+func (s *Store) nsPath(namespace string) string { return s.root + "/slots/" + escape(namespace) }
+
+// rowAt is a slot's row as read, at its znode version; absent rows have never been
+// taken.
+type rowAt struct {
+	slotrow.Row
+	exists  bool
+	version int32
+}
+
+// nsRead is a read of a namespace: its settings, and the rows of its slots.
+type nsRead struct {
+	found bool
+	meta  meta
+	rows  map[int]rowAt
+}
+
+// Acquire implements store.SlotLeaseStore. It reads the store clock, the namespace
+// (creating it at its first use) and its slot znodes, and takes the first free slot
+// with a versioned Set of its znode (a Create for a slot never taken); when other
+// acquirers took every candidate first it reads again.
+func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
+	if err := store.CheckLeaseRequest(req); err != nil {
+		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.name, err)
+	}
+	ctx, cancel, err := s.begin(ctx)
+	defer cancel()
+	var l store.Lease
+	if err == nil {
+		l, err = s.acquire(ctx, req)
+	}
+	if err != nil {
+		return store.Lease{}, s.failed(fmt.Sprintf("acquire a slot of namespace %q for %q", req.Namespace, req.OwnerKey), err)
+	}
+	return l, nil
+}
+
+func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
+	path := s.nsPath(req.Namespace)
+	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
+	created := false
+	for {
+		nowMs, ns, err := s.readNamespace(ctx, path)
+		switch {
+		case err != nil:
+			return store.Lease{}, err
+		case !ns.found && created:
+			return store.Lease{}, errors.New("the namespace is missing right after its creation")
+		case !ns.found:
+			err := s.create(ctx, path, encode(meta{Limit: req.Limit, ToleranceMs: toleranceMs}))
+			if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+				return store.Lease{}, fmt.Errorf("creating the namespace: %w", err)
+			}
+			created = true
+			continue
+		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
+			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
+				ns.meta.Limit, time.Duration(ns.meta.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+		}
+		rows := make(map[int]slotrow.Row, len(ns.rows))
+		for slot, r := range ns.rows {
+			rows[slot] = r.Row
+		}
+		free := slotrow.Candidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
+		if len(free) == 0 {
+			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.meta.Limit, store.ErrNoFreeSlot)
+		}
+		for _, slot := range free {
+			old := ns.rows[slot]
+			next := old.Take(req.OwnerKey, nowMs, ttlMs, toleranceMs)
+			slotPath := path + "/" + strconv.Itoa(slot)
+			if old.exists {
+				_, err = s.set(ctx, slotPath, encodeRow(next), old.version)
+			} else {
+				err = s.create(ctx, slotPath, encodeRow(next))
+			}
+			switch {
+			case err == nil:
+				return next.Lease(req.Namespace, slot, nowMs), nil
+			case !errors.Is(err, zk.ErrBadVersion) && !errors.Is(err, zk.ErrNodeExists):
+				return store.Lease{}, fmt.Errorf("taking slot %d: %w", slot, err)
+			}
+		}
+	}
+}
+
+// readNamespace reads the store clock, the namespace's settings and the rows of its
+// slots. The clock is read by a write that lies before the slot's compare-and-swap,
+// so a row that expired by it has expired when the swap lands.
+func (s *Store) readNamespace(ctx context.Context, path string) (int64, nsRead, error) {
+	var (
+		wg          sync.WaitGroup
+		nowMs       int64
+		clockErr    error
+		children    []string
+		childrenErr error
+		metaData    []byte
+		metaErr     error
+	)
+	wg.Go(func() { nowMs, clockErr = s.now(ctx) })
+	wg.Go(func() {
+		children, childrenErr = call(ctx, func() ([]string, error) {
+			c, _, err := s.conn.Children(path)
+			return c, err
+		})
+	})
+	metaData, _, metaErr = s.get(ctx, path)
+	wg.Wait()
+	switch {
+	case clockErr != nil:
+		return 0, nsRead{}, clockErr
+	case errors.Is(metaErr, zk.ErrNoNode):
+		return nowMs, nsRead{}, nil
+	case metaErr != nil:
+		return 0, nsRead{}, metaErr
+	case errors.Is(childrenErr, zk.ErrNoNode):
+		return nowMs, nsRead{}, nil // created between the reads: read again
+	case childrenErr != nil:
+		return 0, nsRead{}, childrenErr
+	}
+	ns := nsRead{found: true, rows: map[int]rowAt{}}
+	var err error
+	if ns.meta, err = parseMeta(metaData); err != nil {
+		return 0, nsRead{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+	}
+	rows, err := s.readRows(ctx, path, children, ns.meta.Limit)
+	if err != nil {
+		return 0, nsRead{}, err
+	}
+	ns.rows = rows
+	return nowMs, ns, nil
+}
+
+// readRows reads the slot znodes among children, readers at a time.
+func (s *Store) readRows(ctx context.Context, path string, children []string, limit int) (map[int]rowAt, error) {
+	var (
+		mu    sync.Mutex
+		rows  = map[int]rowAt{}
+		first error
+		wg    sync.WaitGroup
+		sem   = make(chan struct{}, readers)
+	)
+	for _, name := range children {
+		slot, err := strconv.Atoi(name)
+		if err != nil || slot < 0 || slot >= limit || strconv.Itoa(slot) != name {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			data, stat, err := s.get(ctx, path+"/"+name)
+			var r slotrow.Row
+			if err == nil {
+				if r, err = parseRow(data); err != nil {
+					err = fmt.Errorf("%w: %s/%s: %w", ErrCorrupt, path, name, err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				rows[slot] = rowAt{r, true, stat.Version}
+			case first == nil && !errors.Is(err, zk.ErrNoNode):
+				first = err
+			}
+		})
+	}
+	wg.Wait()
+	return rows, first
+}
+
+// Renew implements store.SlotLeaseStore: it reads the store clock, the namespace's
+// settings and the lease's row, and writes the renewed row with a versioned Set; when
+// another call changed the row in between, it reads again.
+func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
+	if err := store.CheckRenew(l, ttl); err != nil {
+		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.name, err)
+	}
+	var renewed store.Lease
+	err := s.change(ctx, "renew", l, true, func(nowMs int64, m meta, r slotrow.Row) (slotrow.Row, error) {
+		next := r.Renew(nowMs, slotrow.MillisUp(ttl), m.ToleranceMs)
+		renewed = next.Lease(l.Namespace, l.Slot, nowMs)
+		return next, nil
+	})
+	return renewed, err
+}
+
+// Release implements store.SlotLeaseStore: it reads the lease's row and frees it
+// with a versioned Set. It does not read the store clock: a release changes no time.
+func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
+	if err := store.CheckLease(l); err != nil {
+		return fmt.Errorf("%s: release: %w", s.name, err)
+	}
+	return s.change(ctx, "release", l, false, func(_ int64, _ meta, r slotrow.Row) (slotrow.Row, error) {
+		return r.Release(lastUsedMs)
+	})
+}
+
+// change reads the row of l (and the store clock when clock is set) and writes what
+// f makes of it with a compare-and-swap on the row's version, reading again when
+// another call changed it in between. It fails with ErrLeaseLost once the row is no
+// longer l's.
+func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(int64, meta, slotrow.Row) (slotrow.Row, error)) error {
+	ctx, cancel, err := s.begin(ctx)
+	defer cancel()
+	path := s.nsPath(l.Namespace)
+	rowPath := path + "/" + strconv.Itoa(l.Slot)
+	for err == nil {
+		var (
+			wg       sync.WaitGroup
+			nowMs    int64
+			clockErr error
+			metaData []byte
+			metaErr  error
+			data     []byte
+			stat     *zk.Stat
+		)
+		if clock {
+			wg.Go(func() { nowMs, clockErr = s.now(ctx) })
+		}
+		wg.Go(func() { metaData, _, metaErr = s.get(ctx, path) })
+		data, stat, err = s.get(ctx, rowPath)
+		wg.Wait()
+		var m meta
+		var r slotrow.Row
+		switch {
+		case errors.Is(err, zk.ErrNoNode), errors.Is(metaErr, zk.ErrNoNode):
+			err = fmt.Errorf("the slot was never leased: %w", store.ErrLeaseLost)
+			continue
+		case err != nil:
+			continue
+		case metaErr != nil:
+			err = metaErr
+			continue
+		case clockErr != nil:
+			err = clockErr
+			continue
+		}
+		if m, err = parseMeta(metaData); err != nil {
+			err = fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+			continue
+		}
+		if r, err = parseRow(data); err != nil {
+			err = fmt.Errorf("%w: %s: %w", ErrCorrupt, rowPath, err)
+			continue
+		}
+		if !r.Holds(l) {
+			err = fmt.Errorf("the slot was released or acquired again: %w", store.ErrLeaseLost)
+			continue
+		}
+		var next slotrow.Row
+		if next, err = f(nowMs, m, r); err != nil {
+			continue
+		}
+		_, err = s.set(ctx, rowPath, encodeRow(next), stat.Version)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, zk.ErrBadVersion) {
+			err = nil
+		}
+	}
+	return s.failed(fmt.Sprintf("%s slot %d of namespace %q (fence %d) for %q", op, l.Slot, l.Namespace, l.Fence, l.OwnerKey), err)
+}

@@ -1,0 +1,198 @@
+package zkstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// Bounds of the compare-and-swaps of one reservation or seal. Only a key that other
+// processes keep writing misses again and again, and then the attempts back off.
+const (
+	maxAttempts = 64
+	backoffBase = time.Millisecond
+	backoffMax  = 20 * time.Millisecond
+)
+
+// keyState is what this store knows of a range key: its value at a znode version,
+// from its last write or read. Only the holder of turn reads or writes the fields,
+// so that the reservations of one key in this process queue instead of racing each
+// other's compare-and-swaps.
+type keyState struct {
+	turn    chan struct{} // holds a token while a reservation or seal of the key runs
+	known   bool          // the fields below are the znode as last read or written
+	exists  bool
+	next    int64
+	sealed  bool
+	version int32
+}
+
+// key returns the state of key, made on first use. States are kept for the store's
+// life: a few dozen bytes per key it ever served.
+func (s *Store) key(key string) *keyState {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	k, ok := s.keys[key]
+	if !ok {
+		k = &keyState{turn: make(chan struct{}, 1)}
+		s.keys[key] = k
+	}
+	return k
+}
+
+func (s *Store) rangePath(key string) string { return s.root + "/ranges/" + escape(key) }
+
+// Reserve implements store.RangeStore: a versioned Set of the key's znode to its new
+// next value, or a Create of the znode for a new key. Reservations of one key in this
+// process take turns, and the store remembers the znode's version from its last
+// write, so that a key only this process writes costs one round trip; a write by
+// another process makes the Set miss, and the store reads the znode and tries again,
+// backing off from the second miss on, up to maxAttempts writes within the store's
+// timeout.
+func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
+	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
+	}
+	var r store.Range
+	err := s.update(ctx, key, func(k *keyState) (*value, error) {
+		from := initialOffset
+		switch {
+		case k.sealed:
+			return nil, store.ErrSealed
+		case k.exists:
+			from = k.next
+		}
+		if !store.Fits(from, size) {
+			return nil, fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, from, int64(math.MaxInt64))
+		}
+		r = store.Range{Start: from, End: from + size}
+		return &value{Next: r.End}, nil
+	})
+	if err != nil {
+		return store.Range{}, s.failed(fmt.Sprintf("reserve %q", key), err)
+	}
+	return r, nil
+}
+
+// Seal implements store.RangeStore: the key keeps its next value and is marked
+// sealed, or is created sealed at 0, by the same compare-and-swap as Reserve.
+func (s *Store) Seal(ctx context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return fmt.Errorf("%s: seal: %w", s.name, err)
+	}
+	err := s.update(ctx, key, func(k *keyState) (*value, error) {
+		if k.sealed {
+			return nil, nil
+		}
+		return &value{Next: k.next, Sealed: true}, nil
+	})
+	if err != nil {
+		return s.failed(fmt.Sprintf("seal %q", key), err)
+	}
+	return nil
+}
+
+// update writes what change makes of key's value with a compare-and-swap on the
+// znode's version (a Create for an absent znode), in key's turn. change sees the key
+// as last known and returns the new value, nil for no write, or an error that ends
+// the update; a refusal made on an old answer is checked against a fresh read.
+func (s *Store) update(ctx context.Context, key string, change func(*keyState) (*value, error)) error {
+	ctx, cancel, err := s.begin(ctx)
+	defer cancel()
+	if err != nil {
+		return err
+	}
+	k := s.key(key)
+	select {
+	case k.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-k.turn }()
+	path := s.rangePath(key)
+	misses := 0
+	for attempt := 1; ; attempt++ {
+		fresh := false
+		if !k.known {
+			if err := s.read(ctx, k, path); err != nil {
+				return err
+			}
+			fresh = true
+		}
+		v, err := change(k)
+		if err != nil && !fresh {
+			// Refused on an earlier answer: a sealed key stays sealed and a next value
+			// only grows, but the key may have been created since it was seen absent.
+			k.known = false
+			continue
+		}
+		if err != nil || v == nil {
+			return err
+		}
+		var stat *zk.Stat
+		if k.exists {
+			stat, err = s.set(ctx, path, encode(v), k.version)
+		} else {
+			err = s.create(ctx, path, encode(v))
+			stat = &zk.Stat{}
+		}
+		switch {
+		case err == nil:
+			k.exists, k.next, k.sealed, k.version = true, v.Next, v.Sealed, stat.Version
+			return nil
+		case !errors.Is(err, zk.ErrBadVersion) && !errors.Is(err, zk.ErrNodeExists) && !errors.Is(err, zk.ErrNoNode):
+			k.known = false // the write may have happened: read before the next one
+			return err
+		}
+		k.known = false
+		misses++
+		if attempt == maxAttempts {
+			return fmt.Errorf("%w: %d compare-and-swaps missed", ErrContention, attempt)
+		}
+		if misses > 1 {
+			if err := backoff(ctx, misses-1); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// read reads the znode at path into k.
+func (s *Store) read(ctx context.Context, k *keyState, path string) error {
+	data, stat, err := s.get(ctx, path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		k.known, k.exists, k.next, k.sealed, k.version = true, false, 0, false, 0
+		return nil
+	case err != nil:
+		return err
+	}
+	v, err := parseValue(data)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+	}
+	k.known, k.exists, k.next, k.sealed, k.version = true, true, v.Next, v.Sealed, stat.Version
+	return nil
+}
+
+// backoff waits about backoffBase·2^(n-1), up to backoffMax, with jitter so that
+// processes that missed together do not try again together.
+func backoff(ctx context.Context, n int) error {
+	d := min(backoffBase<<min(n-1, 16), backoffMax)
+	d = d/2 + rand.N(d/2+1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

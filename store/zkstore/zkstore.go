@@ -1,0 +1,247 @@
+package zkstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// DefaultRoot is the znode under which a store made without WithRoot keeps its nodes.
+const DefaultRoot = "/cosid"
+
+// DefaultTimeout bounds every call of a store made without WithTimeout.
+const DefaultTimeout = 2 * time.Second
+
+var (
+	// ErrContention means a reservation or a seal lost its compare-and-swap to other
+	// processes maxAttempts times in a row: the key is written by more processes than
+	// it can serve. Nothing was reserved.
+	ErrContention = errors.New("the znode changed under every attempt")
+	// ErrCorrupt means a znode under the store's root holds data the store never
+	// writes: the store refuses to guess what it meant.
+	ErrCorrupt = errors.New("a znode holds data the store did not write")
+	// ErrClosed is returned by the methods of a closed Store.
+	ErrClosed = errors.New("store is closed")
+)
+
+// Store is a store.RangeStore and a store.SlotLeaseStore on a ZooKeeper ensemble. It
+// is safe for concurrent use, also by many processes sharing one ensemble.
+type Store struct {
+	conn    *zk.Conn
+	owned   bool // Close closes conn
+	root    string
+	timeout time.Duration
+	offset  *ClockOffset // tests only: moves the store clock
+	name    string       // "zkstore(/cosid)", for errors
+
+	keysMu sync.Mutex
+	keys   map[string]*keyState // the ranges reserved through this store, by key
+
+	closed atomic.Bool
+}
+
+var (
+	_ store.RangeStore     = (*Store)(nil)
+	_ store.SlotLeaseStore = (*Store)(nil)
+	_ store.Timeouter      = (*Store)(nil)
+)
+
+// Option configures a Store.
+type Option func(*config)
+
+type config struct {
+	root    string
+	timeout time.Duration
+	offset  *ClockOffset
+}
+
+// WithRoot puts every znode of the store under root (default DefaultRoot), so that
+// tenants and tests share one ensemble. The root is an absolute ZooKeeper path
+// without a trailing slash, of at most 128 bytes.
+func WithRoot(root string) Option { return func(c *config) { c.root = root } }
+
+// WithTimeout bounds every call of the store, its retries included (default
+// DefaultTimeout).
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// ClockOffset moves the store clock of the stores opened with it by a shared amount.
+// It exists for tests of expiry (storetest.ClockMover), which would otherwise wait
+// for ZooKeeper's clock; the zero value moves nothing.
+type ClockOffset struct{ ms atomic.Int64 }
+
+// Move moves the clock by d, rounded down to a whole millisecond; back when d is
+// negative.
+func (c *ClockOffset) Move(d time.Duration) { c.ms.Add(d.Milliseconds()) }
+
+// WithClockOffset makes the store read ZooKeeper's clock moved by c. It is for
+// tests: every store of one test that shares c sees the same moved clock.
+func WithClockOffset(c *ClockOffset) Option { return func(cfg *config) { cfg.offset = c } }
+
+const maxRootLen = 128
+
+// New returns a Store on conn, which the application owns: Close leaves it open.
+// New does no I/O, so that a program starts while the ensemble is down; the first
+// call that cannot reach it fails within the store's timeout.
+func New(conn *zk.Conn, opts ...Option) (*Store, error) {
+	if conn == nil {
+		return nil, fmt.Errorf("zkstore: %w: nil *zk.Conn", store.ErrInvalidArgument)
+	}
+	return newStore(conn, false, opts)
+}
+
+func newStore(conn *zk.Conn, owned bool, opts []Option) (*Store, error) {
+	c := config{root: DefaultRoot, timeout: DefaultTimeout}
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := checkRoot(c.root); err != nil {
+		return nil, fmt.Errorf("zkstore: %w", err)
+	}
+	if c.timeout <= 0 {
+		return nil, fmt.Errorf("zkstore: %w: timeout %v, want > 0", store.ErrInvalidArgument, c.timeout)
+	}
+	if c.offset == nil {
+		c.offset = new(ClockOffset)
+	}
+	return &Store{
+		conn:    conn,
+		owned:   owned,
+		root:    c.root,
+		timeout: c.timeout,
+		offset:  c.offset,
+		name:    fmt.Sprintf("zkstore(%s)", c.root),
+		keys:    map[string]*keyState{},
+	}, nil
+}
+
+// checkRoot reports a root that WithRoot does not allow, with an error wrapping
+// store.ErrInvalidArgument.
+func checkRoot(root string) error {
+	bad := len(root) < 2 || len(root) > maxRootLen || !utf8.ValidString(root) || root[0] != '/' ||
+		root == "/zookeeper" || strings.HasPrefix(root, "/zookeeper/")
+	for part := range strings.SplitSeq(strings.TrimPrefix(root, "/"), "/") {
+		bad = bad || part == "" || part == "." || part == ".." ||
+			strings.ContainsFunc(part, func(r rune) bool {
+				return r < 0x20 || r >= 0x7f && r <= 0x9f || r >= 0xd800 && r <= 0xf8ff || r >= 0xfff0
+			})
+	}
+	if bad {
+		return fmt.Errorf("%w: root %.40q must be an absolute ZooKeeper path of 2–%d bytes, without a trailing slash, empty or dot elements, control characters, or /zookeeper", store.ErrInvalidArgument, root, maxRootLen)
+	}
+	return nil
+}
+
+// Root returns the znode under which the store keeps its nodes.
+func (s *Store) Root() string { return s.root }
+
+// Timeout implements store.Timeouter: every call of the store ends within it.
+func (s *Store) Timeout() time.Duration { return s.timeout }
+
+// Close implements store.RangeStore. It closes the connection when the configuration
+// opened it; a connection given to New stays open.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) || !s.owned {
+		return nil
+	}
+	s.conn.Close()
+	return nil
+}
+
+// begin bounds ctx by the store's timeout, unless its deadline comes sooner.
+func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if s.closed.Load() {
+		return ctx, func() {}, ErrClosed
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.timeout {
+		return ctx, func() {}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	return ctx, cancel, nil
+}
+
+// failed wraps err with what failed and the store.
+func (s *Store) failed(what string, err error) error {
+	return fmt.Errorf("%s: %s: %w", s.name, what, err)
+}
+
+// call runs f, a request of the ZooKeeper client, which takes no context, and
+// returns its answer or ctx's error, whichever comes first. A request abandoned at
+// ctx's end may still reach the server: callers treat its outcome as unknown, and
+// every write the store makes is a compare-and-swap, so a late one changes nothing
+// that a later call relied on.
+func call[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type answer struct {
+		v   T
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		v, err := f()
+		ch <- answer{v, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.v, a.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// get reads the znode at path; a missing one is zk.ErrNoNode.
+func (s *Store) get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	type got struct {
+		data []byte
+		stat *zk.Stat
+	}
+	g, err := call(ctx, func() (got, error) {
+		data, stat, err := s.conn.Get(path)
+		return got{data, stat}, err
+	})
+	return g.data, g.stat, err
+}
+
+// set writes data to the znode at path if it is at version (-1: any).
+func (s *Store) set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	return call(ctx, func() (*zk.Stat, error) { return s.conn.Set(path, data, version) })
+}
+
+// create makes a persistent znode at path holding data, making its missing parents
+// first; an existing znode at path is zk.ErrNodeExists.
+func (s *Store) create(ctx context.Context, path string, data []byte) error {
+	_, err := call(ctx, func() (string, error) { return s.conn.Create(path, data, 0, zk.WorldACL(zk.PermAll)) })
+	if !errors.Is(err, zk.ErrNoNode) {
+		return err
+	}
+	parent := path[:strings.LastIndexByte(path, '/')]
+	if err := s.create(ctx, parent, nil); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return err
+	}
+	_, err = call(ctx, func() (string, error) { return s.conn.Create(path, data, 0, zk.WorldACL(zk.PermAll)) })
+	return err
+}
+
+// now reads the store clock: it writes the clock znode and returns the mtime the
+// ZooKeeper leader gave that write, in epoch milliseconds (moved by the test offset).
+func (s *Store) now(ctx context.Context) (int64, error) {
+	path := s.root + "/clock"
+	stat, err := s.set(ctx, path, nil, -1)
+	if errors.Is(err, zk.ErrNoNode) {
+		if err = s.create(ctx, path, nil); err == nil || errors.Is(err, zk.ErrNodeExists) {
+			stat, err = s.set(ctx, path, nil, -1)
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading the store clock (a write of %s): %w", path, err)
+	}
+	return stat.Mtime + s.offset.ms.Load(), nil
+}

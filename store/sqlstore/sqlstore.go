@@ -248,13 +248,18 @@ func newStore(ctx context.Context, db *sql.DB, owned bool, timeout time.Duration
 		}
 	}
 	if err := db.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("sqlstore: cannot reach the database within %v: %w", timeout, err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("sqlstore: cannot reach the database within %v: %w", timeout, err)
+		}
+		return nil, fmt.Errorf("sqlstore: cannot reach the database: %w", err)
 	}
 	if d == nil {
 		var err error
 		if d, err = detect(ctx, db); err != nil {
 			return nil, err
 		}
+	} else if err := checkDialect(ctx, db, d); err != nil {
+		return nil, err
 	}
 	quoted := cfg.tables.quote(d)
 	s := &Store{
@@ -308,6 +313,23 @@ func (s *Store) checkLockWaits(ctx context.Context, logger *slog.Logger) {
 }
 
 // detect returns the first dialect, registered ones first, that recognises the server.
+// checkDialect refuses a named dialect that the database does not speak, before the
+// store creates or reads a table in the wrong SQL.
+func checkDialect(ctx context.Context, db *sql.DB, d Dialect) error {
+	if d.Detect(ctx, db) {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sqlstore: checking the dialect %q: %w", d.Name(), err)
+	}
+	speaks := "no dialect this program knows"
+	if found, err := detect(ctx, db); err == nil {
+		speaks = "the " + found.Name() + " dialect"
+	}
+	return fmt.Errorf("sqlstore: %w: the dialect option says %q, but the database speaks %s; correct the option, or leave it out to detect the dialect",
+		store.ErrInvalidArgument, d.Name(), speaks)
+}
+
 func detect(ctx context.Context, db *sql.DB) (Dialect, error) {
 	for _, d := range candidates() {
 		if d.Detect(ctx, db) {

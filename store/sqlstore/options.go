@@ -100,7 +100,9 @@ func buildConfig(opts []Option) config {
 
 // WithDialect names the dialect (see Dialects) instead of detecting it from the
 // server's version query. Naming one serves a server that speaks a dialect's SQL
-// but answers its version query otherwise.
+// but answers its version query otherwise. A server that another dialect
+// recognises is refused at open (mysql on a SQLite file), before any table is made;
+// mysql and mariadb serve either server.
 func WithDialect(name string) Option { return func(c *config) { c.dialect = strings.TrimSpace(name) } }
 
 // WithInitSchema makes New create the tables that do not exist yet, add to tables

@@ -122,7 +122,10 @@ func (f *fakeSQLServer) exec(query string, args []driver.NamedValue) (driver.Res
 }
 
 func (f *fakeSQLServer) query(query string) (driver.Rows, error) {
-	if strings.HasSuffix(query, "where 1 = 0") { // the check of the tables
+	switch {
+	case query == "select @@version": // the check of the dialect
+		return &versionRows{"Microsoft SQL Server 2019 (fake, for the test of its arguments)"}, nil
+	case strings.HasSuffix(query, "where 1 = 0"): // the check of the tables
 		return &fakeRows{}, nil
 	}
 	f.mu.Lock()
@@ -160,6 +163,19 @@ func (s fakeStmt) ExecContext(_ context.Context, args []driver.NamedValue) (driv
 }
 func (s fakeStmt) QueryContext(context.Context, []driver.NamedValue) (driver.Rows, error) {
 	return s.f.query(s.query)
+}
+
+// versionRows is the one row of a version query.
+type versionRows struct{ version string }
+
+func (*versionRows) Columns() []string { return []string{"version"} }
+func (*versionRows) Close() error      { return nil }
+func (r *versionRows) Next(dest []driver.Value) error {
+	if r.version == "" {
+		return io.EOF
+	}
+	dest[0], r.version = r.version, ""
+	return nil
 }
 
 // fakeRows are rows of the twelve columns of a slot read (see LeaseSQL).

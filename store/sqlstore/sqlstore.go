@@ -313,21 +313,34 @@ func (s *Store) checkLockWaits(ctx context.Context, logger *slog.Logger) {
 }
 
 // detect returns the first dialect, registered ones first, that recognises the server.
-// checkDialect refuses a named dialect that the database does not speak, before the
-// store creates or reads a table in the wrong SQL.
+// checkDialect refuses a built-in dialect named for a database that another
+// built-in dialect recognises (mysql on a SQLite file), before the store creates or
+// reads a table in the wrong SQL. A database that none recognises is taken at the
+// option's word, which is what naming a dialect is for; a registered dialect
+// answers for itself.
 func checkDialect(ctx context.Context, db *sql.DB, d Dialect) error {
-	if d.Detect(ctx, db) {
+	if !slices.Contains(builtins, d) || d.Detect(ctx, db) {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlstore: checking the dialect %q: %w", d.Name(), err)
 	}
-	speaks := "no dialect this program knows"
-	if found, err := detect(ctx, db); err == nil {
-		speaks = "the " + found.Name() + " dialect"
+	for _, found := range builtins {
+		if !found.Detect(ctx, db) {
+			continue
+		}
+		if isMySQL(d) && isMySQL(found) {
+			return nil // MySQL and MariaDB speak one SQL: either dialect serves either server
+		}
+		return fmt.Errorf("sqlstore: %w: the dialect option says %q, but the database speaks the %s dialect; correct the option, or leave it out to detect the dialect",
+			store.ErrInvalidArgument, d.Name(), found.Name())
 	}
-	return fmt.Errorf("sqlstore: %w: the dialect option says %q, but the database speaks %s; correct the option, or leave it out to detect the dialect",
-		store.ErrInvalidArgument, d.Name(), speaks)
+	return nil
+}
+
+func isMySQL(d Dialect) bool {
+	_, ok := d.(mysqlDialect)
+	return ok
 }
 
 func detect(ctx context.Context, db *sql.DB) (Dialect, error) {

@@ -34,6 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(nextCommand(stderr), decodeCommand(), configCommand(stderr), schemaCommand(), versionCommand())
+	root.AddCommand(keysCommand(), slotsCommand(), sealCommand(), purgeCommand(), migrateCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(stderr, "cosid: %v\n", err)
 		return 1

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,18 +22,7 @@ func TestMain(m *testing.M) {
 // runCLI runs the CLI with args in dir and returns its stdout, stderr and exit code.
 func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	return runCLIInput(t, dir, "", args...)
 }
 
 // TestNext_ContinuesAcrossRuns runs cosid next twice on the default store, cosid.db in

@@ -9,8 +9,13 @@ import (
 	"unicode/utf8"
 )
 
-// ErrNotFound means an Admin lookup found no such namespace or lease.
-var ErrNotFound = errors.New("not found")
+var (
+	// ErrNotFound means an Admin lookup found no such namespace or lease.
+	ErrNotFound = errors.New("not found")
+	// ErrSlotHeld means Admin.RaiseFloor found the slot leased: its owner, even
+	// one whose lease expired, may still release it with a floor of its own.
+	ErrSlotHeld = errors.New("slot held")
+)
 
 // KeyInfo is a key of a RangeStore as Admin lists it.
 type KeyInfo struct {
@@ -79,10 +84,50 @@ type Admin interface {
 	// wrapping ErrNotFound. A store without slot leases returns one wrapping
 	// errors.ErrUnsupported.
 	Slots(ctx context.Context, namespace string) (NamespaceInfo, error)
+	// RaiseFloor makes the Floor of the next owner of a slot at least req.FloorMs,
+	// so that ids stamped by another system with that slot as its machine id never
+	// repeat. It never lowers a floor. A namespace that does not exist is created
+	// with req.Limit and req.Tolerance, or, when req.Limit is 0, is an error
+	// wrapping ErrNotFound; one with another limit or tolerance is
+	// ErrNamespaceConflict, unless req.Limit is 0. A slot that has an owner, even
+	// one whose lease expired, fails with ErrSlotHeld. It returns the slot after.
+	RaiseFloor(ctx context.Context, req FloorRequest) (SlotInfo, error)
 	// LeaseOf returns the lease that ownerKey holds in namespace (of its slots, the
 	// lowest), expired or not until another owner takes the slot, or an error
 	// wrapping ErrNotFound. StoreNow says when it was read.
 	LeaseOf(ctx context.Context, namespace, ownerKey string) (Lease, error)
+}
+
+// FloorRequest asks Admin.RaiseFloor to raise the floor of a slot.
+type FloorRequest struct {
+	Namespace string
+	Limit     int           // the namespace's limit if RaiseFloor creates it; 0: it must exist
+	Tolerance time.Duration // the namespace's tolerance if RaiseFloor creates it
+	Slot      int
+	FloorMs   int64 // epoch ms: the next owner stamps no id below it
+}
+
+// CheckFloorRequest reports whether req keeps the rules of Admin.RaiseFloor, with an
+// error wrapping ErrInvalidArgument that names the field.
+func CheckFloorRequest(req FloorRequest) error {
+	if err := CheckNamespace(req.Namespace); err != nil {
+		return err
+	}
+	slots := MaxSlots
+	if req.Limit > 0 {
+		slots = req.Limit
+	}
+	switch {
+	case req.Limit < 0 || req.Limit > MaxSlots:
+		return fmt.Errorf("%w: Limit %d for namespace %q, want 0–%d", ErrInvalidArgument, req.Limit, req.Namespace, MaxSlots)
+	case req.Tolerance < 0:
+		return fmt.Errorf("%w: Tolerance %v for namespace %q, want ≥ 0", ErrInvalidArgument, req.Tolerance, req.Namespace)
+	case req.Slot < 0 || req.Slot >= slots:
+		return fmt.Errorf("%w: Slot %d of namespace %q, want 0–%d", ErrInvalidArgument, req.Slot, req.Namespace, slots-1)
+	case req.FloorMs < 0:
+		return fmt.Errorf("%w: FloorMs %d for slot %d of namespace %q, want ≥ 0", ErrInvalidArgument, req.FloorMs, req.Slot, req.Namespace)
+	}
+	return nil
 }
 
 // MaxPage is the largest page of Admin.Keys.

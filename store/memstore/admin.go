@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -93,10 +94,9 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 		StoreNow:  time.UnixMilli(d.now().UnixMilli()).UTC(),
 	}
 	for slot, r := range ns.slots {
-		info.Slots = append(info.Slots, store.SlotInfo{
-			Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
-			ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
-		})
+		if r.Fence > 0 {
+			info.Slots = append(info.Slots, slotInfo(slot, *r))
+		}
 	}
 	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
 	return info, nil
@@ -128,4 +128,48 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 		}
 	}
 	return store.Lease{}, fmt.Errorf("memstore: no lease of %q in namespace %q: %w", ownerKey, namespace, store.ErrNotFound)
+}
+
+// RaiseFloor implements store.Admin.
+func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
+	if err := s.check(ctx); err != nil {
+		return store.SlotInfo{}, err
+	}
+	if err := store.CheckFloorRequest(req); err != nil {
+		return store.SlotInfo{}, fmt.Errorf("memstore: raise floor: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ns := d.namespaces[req.Namespace]
+	toleranceMs := slotrow.MillisUp(req.Tolerance)
+	switch {
+	case ns == nil && req.Limit == 0:
+		return store.SlotInfo{}, fmt.Errorf("memstore: namespace %q: %w", req.Namespace, store.ErrNotFound)
+	case ns == nil:
+		ns = &namespace{limit: req.Limit, toleranceMs: toleranceMs, slots: map[int]*slotrow.Row{}}
+		d.namespaces[req.Namespace] = ns
+	case req.Limit != 0 && (ns.limit != req.Limit || ns.toleranceMs != toleranceMs):
+		return store.SlotInfo{}, fmt.Errorf("memstore: namespace %q has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
+			req.Namespace, ns.limit, time.Duration(ns.toleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+	case req.Slot >= ns.limit:
+		return store.SlotInfo{}, fmt.Errorf("memstore: %w: slot %d of namespace %q, whose limit is %d", store.ErrInvalidArgument, req.Slot, req.Namespace, ns.limit)
+	}
+	r := ns.slots[req.Slot]
+	if r == nil {
+		r = &slotrow.Row{}
+		ns.slots[req.Slot] = r
+	}
+	if r.Owner != "" {
+		return store.SlotInfo{}, fmt.Errorf("memstore: slot %d of namespace %q is %q's: %w", req.Slot, req.Namespace, r.Owner, store.ErrSlotHeld)
+	}
+	r.NextFloorMs = max(r.NextFloorMs, req.FloorMs)
+	return slotInfo(req.Slot, *r), nil
+}
+
+func slotInfo(slot int, r slotrow.Row) store.SlotInfo {
+	return store.SlotInfo{
+		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
+		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
+	}
 }

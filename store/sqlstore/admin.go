@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -153,10 +154,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 			StoreNow:  time.UnixMilli(ns.nowMs).UTC(),
 		}
 		for _, r := range rows {
-			info.Slots = append(info.Slots, store.SlotInfo{
-				Slot: r.slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
-				ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
-			})
+			info.Slots = append(info.Slots, slotInfo(r))
 		}
 		return nil
 	})
@@ -204,4 +202,66 @@ func (s *Store) admin(ctx context.Context, f func(context.Context, AdminSQL) err
 		return err
 	}
 	return f(ctx, a)
+}
+
+// RaiseFloor implements store.Admin: it creates the namespace when asked to, reads the
+// slot's row with the store clock, and raises its next floor with a compare-and-set
+// on the row as read, reading again when another call changed it in between.
+func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
+	if err := store.CheckFloorRequest(req); err != nil {
+		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.slotName, err)
+	}
+	var info store.SlotInfo
+	err := s.admin(ctx, func(ctx context.Context, a AdminSQL) error {
+		q := s.leaseSQL()
+		key := keyArg(q)
+		toleranceMs := slotrow.MillisUp(req.Tolerance)
+		if req.Limit > 0 {
+			if err := s.createNamespace(ctx, q, req.Namespace, req.Limit, toleranceMs); err != nil {
+				return fmt.Errorf("creating the namespace: %w", err)
+			}
+		}
+		for {
+			ns, rows, found, err := s.readSlots(ctx, q.Slot, key(req.Namespace), req.Slot)
+			switch {
+			case err != nil:
+				return err
+			case !found:
+				// The namespace is missing, or the slot lies outside it.
+				if ns, _, found, err = s.readSlots(ctx, a.Slots, a.KeyArg(req.Namespace)); err != nil {
+					return err
+				}
+				if !found {
+					return store.ErrNotFound
+				}
+				return fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.limit)
+			case req.Limit > 0 && (ns.limit != req.Limit || ns.toleranceMs != toleranceMs):
+				return fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
+					ns.limit, time.Duration(ns.toleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			case rows[0].Owner != "":
+				return fmt.Errorf("the slot is %q's: %w", rows[0].Owner, store.ErrSlotHeld)
+			}
+			next := rows[0]
+			next.NextFloorMs = max(next.NextFloorMs, req.FloorMs)
+			info = slotInfo(next)
+			if next == rows[0] {
+				return nil
+			}
+			done, err := s.swap(ctx, q, q.Update, req.Namespace, rows[0], next)
+			if err != nil || done {
+				return err
+			}
+		}
+	})
+	if err != nil {
+		return store.SlotInfo{}, s.leaseFail(ctx, fmt.Sprintf("raise the floor of slot %d of namespace %q to %d", req.Slot, req.Namespace, req.FloorMs), err)
+	}
+	return info, nil
+}
+
+func slotInfo(r slotRow) store.SlotInfo {
+	return store.SlotInfo{
+		Slot: r.slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
+		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
+	}
 }

@@ -31,6 +31,7 @@ func RunAdmin(t *testing.T, open func(t *testing.T) store.Admin) {
 	t.Run("Delete", k.delete)
 	t.Run("Slots", k.slots)
 	t.Run("LeaseOf", k.leaseOf)
+	t.Run("RaiseFloor_NextOwnerAbove", k.raiseFloor)
 }
 
 type adminKit struct {
@@ -84,6 +85,14 @@ func (k *adminKit) arguments(t *testing.T) {
 		{"RaiseNegative", func() error { _, err := st.RaiseTo(ctx, k.key(t, "neg"), -1); return err }, "next value"},
 		{"DeleteEmptyKey", func() error { return st.Delete(ctx, "") }, "key"},
 		{"SlotsEmptyNamespace", func() error { _, err := st.Slots(ctx, ""); return err }, "namespace"},
+		{"RaiseFloorNegative", func() error {
+			_, err := st.RaiseFloor(ctx, store.FloorRequest{Namespace: "ns", Limit: 2, Slot: 0, FloorMs: -1})
+			return err
+		}, "FloorMs"},
+		{"RaiseFloorSlotOutside", func() error {
+			_, err := st.RaiseFloor(ctx, store.FloorRequest{Namespace: "ns", Limit: 2, Slot: 2})
+			return err
+		}, "Slot"},
 		{"LeaseOfEmptyOwner", func() error { _, err := st.LeaseOf(ctx, "ns", ""); return err }, "owner key"},
 	}
 	for _, tc := range cases {
@@ -389,5 +398,54 @@ func (k *adminKit) leaseOf(t *testing.T) {
 	}
 	if _, err := st[1].LeaseOf(t.Context(), ns, "pod-1"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("LeaseOf after its release = %v, want ErrNotFound", err)
+	}
+}
+
+// raiseFloor raises the floors of slots, creating the namespace, and checks that
+// every later owner of the slot starts at or above the floor, that a floor is never
+// lowered, and that a held slot is refused.
+func (k *adminKit) raiseFloor(t *testing.T) {
+	st := openInstances(t, 2, k.open)
+	ls := leases(t, st[1])
+	ns := k.key(t, "ns")
+	ctx := t.Context()
+	const floor = 1_000_000
+	req := store.FloorRequest{Namespace: ns, Slot: 2, FloorMs: floor}
+	if _, err := st[0].RaiseFloor(ctx, req); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("RaiseFloor in an unknown namespace without a limit = %v, want ErrNotFound", err)
+	}
+	req.Limit, req.Tolerance = 4, tolerance
+	for i, to := range []int64{floor, floor - 10, 0} {
+		req.FloorMs = to
+		info, err := st[i%2].RaiseFloor(ctx, req)
+		if err != nil || info.Slot != 2 || info.NextFloor != floor || info.OwnerKey != "" {
+			t.Fatalf("RaiseFloor to %d = %+v, %v; want slot 2 with next floor %d", to, info, err, floor)
+		}
+	}
+	conflict := req
+	conflict.Limit = 8
+	if _, err := st[0].RaiseFloor(ctx, conflict); !errors.Is(err, store.ErrNamespaceConflict) {
+		t.Errorf("RaiseFloor with another limit = %v, want ErrNamespaceConflict", err)
+	}
+	outside := store.FloorRequest{Namespace: ns, Slot: 5, FloorMs: 1}
+	if _, err := st[0].RaiseFloor(ctx, outside); !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("RaiseFloor of slot 5 of a namespace of 4 = %v, want ErrInvalidArgument", err)
+	}
+	lr := store.LeaseRequest{Namespace: ns, OwnerKey: "pod", Limit: 4, Tolerance: tolerance, TTL: keepTTL, Preferred: 2}
+	l, err := ls.Acquire(ctx, lr)
+	if err != nil || l.Slot != 2 || l.Floor < floor {
+		t.Fatalf("Acquire of slot 2 after RaiseFloor(%d) = %+v, %v; want its floor at or above it", floor, l, err)
+	}
+	if _, err := st[0].RaiseFloor(ctx, store.FloorRequest{Namespace: ns, Slot: 2, FloorMs: floor * 2}); !errors.Is(err, store.ErrSlotHeld) {
+		t.Errorf("RaiseFloor of a held slot = %v, want ErrSlotHeld", err)
+	}
+	if err := ls.Release(ctx, l, l.Floor+5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st[0].RaiseFloor(ctx, store.FloorRequest{Namespace: ns, Slot: 2, FloorMs: floor * 2}); err != nil {
+		t.Fatalf("RaiseFloor of a released slot: %v", err)
+	}
+	if l, err = ls.Acquire(ctx, lr); err != nil || l.Slot != 2 || l.Floor < floor*2 {
+		t.Errorf("Acquire after the second RaiseFloor = %+v, %v; want slot 2 with a floor from %d", l, err, floor*2)
 	}
 }

@@ -52,8 +52,8 @@ type SlotInfo struct {
 // Held reports whether the slot's lease is unexpired at now.
 func (s SlotInfo) Held(now time.Time) bool { return s.OwnerKey != "" && s.ExpiresAt.After(now) }
 
-// NamespaceInfo is a namespace of slot leases with the slots that were ever leased,
-// in slot order, as read at StoreNow.
+// NamespaceInfo is a namespace of slot leases with the slots that were ever leased or
+// had their floor raised, in slot order, as read at StoreNow.
 type NamespaceInfo struct {
 	Namespace string
 	Limit     int
@@ -80,7 +80,8 @@ type Admin interface {
 	// tool may call it, once nothing uses the key: a generator that reserves after
 	// the delete starts the key again at its initial offset and repeats ids.
 	Delete(ctx context.Context, key string) error
-	// Slots returns namespace with its slots that were ever leased, or an error
+	// Slots returns namespace with its slots that were ever leased or had their
+	// floor raised (RaiseFloor), or an error
 	// wrapping ErrNotFound. A store without slot leases returns one wrapping
 	// errors.ErrUnsupported.
 	Slots(ctx context.Context, namespace string) (NamespaceInfo, error)

@@ -94,7 +94,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 		StoreNow:  time.UnixMilli(d.now().UnixMilli()).UTC(),
 	}
 	for slot, r := range ns.slots {
-		if r.Fence > 0 {
+		if r.Fence > 0 || r.NextFloorMs > 0 {
 			info.Slots = append(info.Slots, slotInfo(slot, *r))
 		}
 	}

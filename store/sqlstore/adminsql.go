@@ -29,7 +29,8 @@ type AdminSQL struct {
 	Raise string
 	// Delete deletes key's row. Arguments: key.
 	Delete string
-	// Slots reads the namespace's slot rows whose fence is above 0, as the columns
+	// Slots reads the namespace's slot rows whose fence or next_floor_ms is above 0
+	// (leased once, or raised), as the columns
 	// of a slot row (see LeaseSQL), in slot order; one row with NULL slot columns when
 	// none is; no row when the namespace does not exist. Arguments: namespace.
 	Slots string
@@ -67,7 +68,7 @@ func sharedAdmin(t Tables, now string, f adminFlavour) AdminSQL {
 		Raise: "update " + t.Range + " set next_value = " + p(1, "bigint") +
 			" where range_key = " + p(2, "varchar") + " and next_value < " + p(3, "bigint"),
 		Delete: "delete from " + t.Range + " where range_key = " + p(1, "varchar"),
-		Slots: "select " + slotColumns + from + " left join " + t.Slot + " s on s.namespace = n.namespace and s.fence > 0" +
+		Slots: "select " + slotColumns + from + " left join " + t.Slot + " s on s.namespace = n.namespace and (s.fence > 0 or s.next_floor_ms > 0)" +
 			" where n.namespace = " + p(1, "varchar") + " order by s.slot",
 		LeaseOf: "select " + slotColumns + from + " join " + t.Slot + " s on s.namespace = n.namespace" +
 			" where n.namespace = " + p(1, "varchar") + " and s.last_owner_key = " + p(2, "varchar") +

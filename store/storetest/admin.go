@@ -422,6 +422,9 @@ func (k *adminKit) raiseFloor(t *testing.T) {
 			t.Fatalf("RaiseFloor to %d = %+v, %v; want slot 2 with next floor %d", to, info, err, floor)
 		}
 	}
+	if info, err := st[1].Slots(ctx, ns); err != nil || len(info.Slots) != 1 || info.Slots[0].Slot != 2 || info.Slots[0].NextFloor != floor {
+		t.Errorf("Slots after RaiseFloor = %+v, %v; want slot 2 listed with next floor %d", info, err, floor)
+	}
 	conflict := req
 	conflict.Limit = 8
 	if _, err := st[0].RaiseFloor(ctx, conflict); !errors.Is(err, store.ErrNamespaceConflict) {

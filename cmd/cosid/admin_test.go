@@ -131,9 +131,9 @@ func TestSlots_PrintsTheSlotTable(t *testing.T) {
 				t.Errorf("first line %q, want it to start %q", lines[0], want)
 			}
 			rows := []*regexp.Regexp{
-				regexp.MustCompile(`^SLOT +STATE +OWNER +LAST OWNER +FENCE +EXPIRES +FLOOR +CEILING$`),
-				regexp.MustCompile(fmt.Sprintf(`^0 +held +host-a +host-a +1 +\S+Z +%d +%d$`, leases[0].Floor, leases[0].Ceiling)),
-				regexp.MustCompile(fmt.Sprintf(`^1 +free +- +host-b +1 +\S+Z +%d +%d$`, leases[1].Floor, leases[1].Ceiling)),
+				regexp.MustCompile(`^SLOT +STATE +OWNER +LAST OWNER +FENCE +EXPIRES +FLOOR +CEILING +NEXT FLOOR$`),
+				regexp.MustCompile(fmt.Sprintf(`^0 +held +host-a +host-a +1 +\S+Z +%d +%d +%d$`, leases[0].Floor, leases[0].Ceiling, leases[0].Ceiling+1)),
+				regexp.MustCompile(fmt.Sprintf(`^1 +free +- +host-b +1 +\S+Z +%d +%d +%d$`, leases[1].Floor, leases[1].Ceiling, leases[1].Floor+1)),
 			}
 			for i, re := range rows {
 				if !re.MatchString(lines[i+1]) {

@@ -28,6 +28,7 @@ func from4xCommand() *cobra.Command {
 		target adminFlags // --config, --store
 		source adminFlags // --dsn, --driver, --timeout
 		table  string
+		mtable string
 		redisA string
 		dryRun bool
 	)
@@ -55,17 +56,20 @@ gets a line, and a summary ends the run.`,
 			if source.driver != "" && source.dsn == "" {
 				return fmt.Errorf("--driver needs --dsn")
 			}
-			if !tableName.MatchString(table) {
-				return fmt.Errorf("--table %q: want a table name such as cosid or cosid_db.cosid", table)
+			for flag, t := range map[string]string{"--table": table, "--machine-table": mtable} {
+				if !tableName.MatchString(t) {
+					return fmt.Errorf("%s %q: want a table name such as cosid or cosid_db.cosid", flag, t)
+				}
 			}
-			a, _, err := target.open(cmd.Context(), cmd, warnLogger(cmd))
+			a, cfg, err := target.open(cmd.Context(), cmd, warnLogger(cmd))
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			m := &migration{st: a, out: cmd.OutOrStdout(), dryRun: dryRun}
+			storeName, _ := target.storeName(cfg)
+			m := &migration{st: a, out: cmd.OutOrStdout(), dryRun: dryRun, targets: snowflakeTargets(cfg, storeName)}
 			if source.dsn != "" {
-				if err := m.fromSQL(cmd.Context(), source, table); err != nil {
+				if err := m.fromSQL(cmd.Context(), source, table, mtable); err != nil {
 					return err
 				}
 			}
@@ -83,6 +87,7 @@ gets a line, and a summary ends the run.`,
 	fl.StringVar(&target.store, "store", "", "the configuration's store to raise (default: its only store, else its first sql store)")
 	source.registerDSN(cmd, "the 4.x database that holds the cosid table")
 	fl.StringVar(&table, "table", "cosid", "the 4.x segment table")
+	fl.StringVar(&mtable, "machine-table", "cosid_machine", "the 4.x machine table")
 	fl.StringVar(&redisA, "redis", "", "the 4.x Redis server: host:port, or a URL redis://host:port/db")
 	fl.BoolVar(&dryRun, "dry-run", false, "print what a run would do, change nothing")
 	return cmd
@@ -91,17 +96,20 @@ gets a line, and a summary ends the run.`,
 // tableName is a table, optionally schema-qualified, that can go into SQL unquoted.
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
 
-// migration raises the keys of st and counts what it did.
+// migration raises the keys and slot floors of st and counts what it did.
 type migration struct {
-	st     store.Admin
-	out    io.Writer
-	dryRun bool
+	st      store.Admin
+	out     io.Writer
+	dryRun  bool
+	targets map[string][]snowflakeTarget // by 4.x namespace
 
-	read, raised, created, ahead, skipped int
+	keys, machines counts
 }
 
-// fromSQL migrates the rows of the 4.x segment table.
-func (m *migration) fromSQL(ctx context.Context, f adminFlags, table string) error {
+type counts struct{ read, raised, created, ahead, skipped int }
+
+// fromSQL migrates the rows of the 4.x segment and machine tables.
+func (m *migration) fromSQL(ctx context.Context, f adminFlags, table, machineTable string) error {
 	driver := f.driver
 	if driver == "" {
 		var err error
@@ -144,6 +152,19 @@ func (m *migration) fromSQL(ctx context.Context, f adminFlags, table string) err
 			return err
 		}
 	}
+	machines, err := m.machinesFromSQL(qctx, db, machineTable)
+	if err != nil {
+		return fmt.Errorf("4.x table %s: %w", machineTable, err)
+	}
+	return m.allMachines(ctx, machines)
+}
+
+func (m *migration) allMachines(ctx context.Context, machines []machine4x) error {
+	for _, mc := range machines {
+		if err := m.machine(ctx, mc); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -180,12 +201,16 @@ func (m *migration) fromRedis(ctx context.Context, addr string) error {
 			return err
 		}
 	}
-	return nil
+	machines, err := m.machinesFromRedis(ctx, rc)
+	if err != nil {
+		return fmt.Errorf("4.x Redis %s: %w", addr, err)
+	}
+	return m.allMachines(ctx, machines)
 }
 
 // one migrates the 4.x segment name, whose last handed-out id is lastMax.
 func (m *migration) one(ctx context.Context, source, name, lastMax string) error {
-	m.read++
+	m.keys.read++
 	key, reason := keyOf4x(name)
 	var max int64
 	if reason == "" {
@@ -204,7 +229,7 @@ func (m *migration) one(ctx context.Context, source, name, lastMax string) error
 		}
 	}
 	if reason != "" {
-		m.skipped++
+		m.keys.skipped++
 		fmt.Fprintf(m.out, "skipped %s: %s\n", source, reason)
 		return nil
 	}
@@ -230,13 +255,13 @@ func (m *migration) one(ctx context.Context, source, name, lastMax string) error
 	}
 	switch {
 	case !found:
-		m.created++
+		m.keys.created++
 		fmt.Fprintf(m.out, "%s %s at %d\n", created, key, next)
 	case cur >= next:
-		m.ahead++
+		m.keys.ahead++
 		fmt.Fprintf(m.out, "ahead %s at %d, 4.x next %d\n", key, cur, next)
 	default:
-		m.raised++
+		m.keys.raised++
 		fmt.Fprintf(m.out, "%s %s from %d to %d\n", raised, key, cur, next)
 	}
 	return nil
@@ -257,7 +282,11 @@ func (m *migration) summary() {
 		dry = "dry run, nothing changed: "
 	}
 	fmt.Fprintf(m.out, "%s%d keys read, %d raised, %d created, %d already ahead, %d skipped\n",
-		dry, m.read, m.raised, m.created, m.ahead, m.skipped)
+		dry, m.keys.read, m.keys.raised, m.keys.created, m.keys.ahead, m.keys.skipped)
+	if c := m.machines; c.read > 0 || c.skipped > 0 {
+		fmt.Fprintf(m.out, "%s%d machines read, %d slot floors raised, %d already ahead, %d skipped\n",
+			dry, c.read, c.raised, c.ahead, c.skipped)
+	}
 }
 
 // keyOf4x returns the key of the 4.x segment name {namespace}.{name}, or

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
@@ -35,14 +36,48 @@ var ddl4x = map[string]string{
 )`,
 }
 
-// migrateConfig is a configuration whose one store is the database dsn.
-func migrateConfig(t *testing.T, driver, dsn string) string {
+// machineDDL4x is the 4.x machine table as init-cosid-mysql.sql creates it (without
+// its indexes, whose names PostgreSQL would share between the tests' tables), and
+// the same for PostgreSQL; %s is the table's name.
+var machineDDL4x = map[string]string{
+	"mysql": `create table if not exists %s
+(
+    name            varchar(100)     not null comment '{namespace}.{machine_id}',
+    namespace       varchar(100)     not null,
+    machine_id      integer unsigned not null default 0,
+    last_timestamp  bigint unsigned  not null default 0,
+    instance_id     varchar(100)     not null default '',
+    distribute_time bigint unsigned  not null default 0,
+    revert_time     bigint unsigned  not null default 0,
+    constraint cosid_machine_pk
+        primary key (name)
+) engine = InnoDB`,
+	"pgx": `create table if not exists %s
+(
+    name            varchar(100) not null primary key,
+    namespace       varchar(100) not null,
+    machine_id      integer      not null default 0,
+    last_timestamp  bigint       not null default 0,
+    instance_id     varchar(100) not null default '',
+    distribute_time bigint       not null default 0,
+    revert_time     bigint       not null default 0
+)`,
+}
+
+// migrateConfig is a configuration in namespace ns whose one store is the database
+// dsn, with a Snowflake generator event of 16 slots.
+func migrateConfig(t *testing.T, ns, driver, dsn string) string {
 	return writeConfig(t, fmt.Sprintf(`cosid:
-  namespace: app
+  namespace: %s
   stores:
     db: { type: sql, driver: %s, dsn: '%s', timeout: 10s, options: { initSchema: true } }
-`, driver, dsn))
+  generators:
+    event: { strategy: snowflake, store: db, slots: 16 }
+`, ns, driver, dsn))
 }
+
+// last4x is the last timestamp of the 4.x machines of the tests.
+const last4x = 1_700_000_000_000
 
 func TestMigrateFrom4x_JDBC(t *testing.T) {
 	for _, l := range liveStores[:2] {
@@ -54,11 +89,22 @@ func TestMigrateFrom4x_JDBC(t *testing.T) {
 			}
 			defer db.Close()
 			suffix := strings.ToLower(rand.Text()[:8])
-			table, ns := "cosid4x_"+suffix, "m"+suffix
-			if _, err := db.ExecContext(t.Context(), fmt.Sprintf(ddl4x[l.driver], table)); err != nil {
-				t.Fatal(err)
+			table, mtable, ns := "cosid4x_"+suffix, "cosid4x_machine_"+suffix, "m"+suffix
+			for _, stmt := range []string{fmt.Sprintf(ddl4x[l.driver], table), fmt.Sprintf(machineDDL4x[l.driver], mtable)} {
+				if _, err := db.ExecContext(t.Context(), stmt); err != nil {
+					t.Fatal(err)
+				}
 			}
-			t.Cleanup(func() { db.Exec("drop table " + table) })
+			t.Cleanup(func() { db.Exec("drop table " + table); db.Exec("drop table " + mtable) })
+			for _, r := range []struct {
+				ns string
+				id int
+			}{{ns, 3}, {ns, 20}, {"other", 1}} {
+				if _, err := db.ExecContext(t.Context(), fmt.Sprintf("insert into %s (name, namespace, machine_id, last_timestamp) values ('%s.%d', '%s', %d, %d)",
+					mtable, r.ns, r.id, r.ns, r.id, int64(last4x))); err != nil {
+					t.Fatal(err)
+				}
+			}
 			for _, r := range []struct {
 				name string
 				max  int64
@@ -74,15 +120,23 @@ func TestMigrateFrom4x_JDBC(t *testing.T) {
 			if _, err := st.Reserve(t.Context(), ns+"/order", 5, 1); err != nil {
 				t.Fatal(err)
 			}
-			dir := migrateConfig(t, l.driver, dsn)
-			args := []string{"migrate", "from-4x", "--dsn", dsn, "--driver", l.driver, "--table", table}
+			dir := migrateConfig(t, ns, l.driver, dsn)
+			args := []string{"migrate", "from-4x", "--dsn", dsn, "--driver", l.driver, "--table", table, "--machine-table", mtable}
 			skipped := `skipped row "no-namespace" of table ` + table + ": want a name {namespace}.{name}\n"
+			machineSkips := fmt.Sprintf("skipped machine 20 of namespace %[1]q in table %[2]s: %[1]s/event has slots 0–15\n"+
+				"skipped machine 1 of namespace \"other\" in table %[2]s: no snowflake generator of the configuration is in namespace \"other\"\n", ns, mtable)
 			dry := fmt.Sprintf("ahead %[1]s/ahead at 501, 4.x next 11\nwould create %[1]s/bill/20261027 at 43\nwould raise %[1]s/order from 6 to 1001\n%[2]s"+
-				"dry run, nothing changed: 4 keys read, 1 raised, 1 created, 1 already ahead, 1 skipped\n", ns, skipped)
+				"would raise the floor of %[1]s/event slot 3 from 0 to 1700000000001\n%[3]s"+
+				"dry run, nothing changed: 4 keys read, 1 raised, 1 created, 1 already ahead, 1 skipped\n"+
+				"dry run, nothing changed: 3 machines read, 1 slot floors raised, 0 already ahead, 2 skipped\n", ns, skipped, machineSkips)
 			first := fmt.Sprintf("ahead %[1]s/ahead at 501, 4.x next 11\ncreated %[1]s/bill/20261027 at 43\nraised %[1]s/order from 6 to 1001\n%[2]s"+
-				"4 keys read, 1 raised, 1 created, 1 already ahead, 1 skipped\n", ns, skipped)
+				"raised the floor of %[1]s/event slot 3 from 0 to 1700000000001\n%[3]s"+
+				"4 keys read, 1 raised, 1 created, 1 already ahead, 1 skipped\n"+
+				"3 machines read, 1 slot floors raised, 0 already ahead, 2 skipped\n", ns, skipped, machineSkips)
 			again := fmt.Sprintf("ahead %[1]s/ahead at 501, 4.x next 11\nahead %[1]s/bill/20261027 at 43, 4.x next 43\nahead %[1]s/order at 1001, 4.x next 1001\n%[2]s"+
-				"4 keys read, 0 raised, 0 created, 3 already ahead, 1 skipped\n", ns, skipped)
+				"ahead %[1]s/event slot 3 at floor 1700000000001, 4.x floor 1700000000001\n%[3]s"+
+				"4 keys read, 0 raised, 0 created, 3 already ahead, 1 skipped\n"+
+				"3 machines read, 0 slot floors raised, 1 already ahead, 2 skipped\n", ns, skipped, machineSkips)
 			for i, run := range []struct {
 				extra []string
 				want  string
@@ -91,6 +145,10 @@ func TestMigrateFrom4x_JDBC(t *testing.T) {
 				if code != 0 || out != run.want {
 					t.Fatalf("run %d: exit %d, stderr %q, stdout\n%s\nwant\n%s", i+1, code, errOut, out, run.want)
 				}
+			}
+			lease, err := st.Acquire(t.Context(), store.LeaseRequest{Namespace: ns + "/event", OwnerKey: "new", Limit: 16, Tolerance: time.Second, TTL: time.Minute, Preferred: 3})
+			if err != nil || lease.Slot != 3 || lease.Floor <= last4x {
+				t.Errorf("Acquire of slot 3 after the migration = %+v, %v; want a floor above %d", lease, err, int64(last4x))
 			}
 			for key, least := range map[string]int64{ns + "/order": 1001, ns + "/bill/20261027": 43, ns + "/ahead": 501} {
 				if r, err := st.Reserve(t.Context(), key, 1, 1); err != nil || r.Start < least {
@@ -115,15 +173,23 @@ func TestMigrateFrom4x_Redis(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	machines := "cosid:" + ns + ":itc_idx"
+	if err := rc.HSet(t.Context(), machines, "inst-1", fmt.Sprintf("2|%d", int64(last4x)), "inst-2", "x").Err(); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		for k := range values {
 			rc.Del(t.Context(), "cosid:"+k+".adder")
 		}
+		rc.Del(t.Context(), machines)
 	})
-	dir := writeConfig(t, billConfig)
+	dir := migrateConfig(t, ns, "sqlite", "ids.db")
 	wants := [][]string{
-		{`skipped Redis key "cosid:` + ns + `.bad.adder": last max id "x" is not a number`, "created " + ns + "/bill/202610 at 10", "created " + ns + "/order at 78"},
-		{`skipped Redis key "cosid:` + ns + `.bad.adder"`, "ahead " + ns + "/bill/202610 at 10, 4.x next 10", "ahead " + ns + "/order at 78, 4.x next 78"},
+		{`skipped Redis key "cosid:` + ns + `.bad.adder": last max id "x" is not a number`, "created " + ns + "/bill/202610 at 10", "created " + ns + "/order at 78",
+			`skipped instance "inst-2" of Redis hash ` + machines + `: state "x" is not {machineId}|{lastTimestamp}`,
+			"raised the floor of " + ns + "/event slot 2 from 0 to 1700000000001"},
+		{`skipped Redis key "cosid:` + ns + `.bad.adder"`, "ahead " + ns + "/bill/202610 at 10, 4.x next 10", "ahead " + ns + "/order at 78, 4.x next 78",
+			`skipped instance "inst-2"`, "ahead " + ns + "/event slot 2 at floor 1700000000001, 4.x floor 1700000000001"},
 	}
 	for i, want := range wants {
 		out, errOut, code := runCLI(t, dir, "migrate", "from-4x", "--redis", url)

@@ -79,8 +79,9 @@ func normalize(s string) string {
 	return spaces.ReplaceAllString(s, " ")
 }
 
-// legacy4x creates the 4.x table cosid in the SQLite file path with the rows of the
-// page's table | name | last_max_id |.
+// legacy4x creates the 4.x tables cosid and cosid_machine in the SQLite file path,
+// with the rows of the page's tables | name | last_max_id | and | namespace |
+// machine_id | last_timestamp |.
 func legacy4x(t *testing.T, path, text string) {
 	t.Helper()
 	db, err := sql.Open("sqlite", path)
@@ -92,12 +93,25 @@ func legacy4x(t *testing.T, path, text string) {
 		last_max_id bigint not null default 0, last_fetch_time bigint not null default 0)`); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.Exec(`create table cosid_machine (name varchar(100) not null primary key,
+		namespace varchar(100) not null, machine_id integer not null default 0,
+		last_timestamp bigint not null default 0, instance_id varchar(100) not null default '',
+		distribute_time bigint not null default 0, revert_time bigint not null default 0)`); err != nil {
+		t.Fatal(err)
+	}
 	rows := regexp.MustCompile(`(?m)^\| (\S+) \| (\d+) \|$`).FindAllStringSubmatch(text, -1)
-	if len(rows) == 0 {
-		t.Fatal("the page shows no rows of the 4.x table")
+	machines := regexp.MustCompile(`(?m)^\| (\S+) \| (\d+) \| (\d+) \|$`).FindAllStringSubmatch(text, -1)
+	if len(rows) == 0 || len(machines) == 0 {
+		t.Fatal("the page shows no rows of the 4.x tables")
 	}
 	for _, r := range rows {
 		if _, err := db.Exec("insert into cosid (name, last_max_id) values (?, ?)", r[1], r[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range machines {
+		if _, err := db.Exec("insert into cosid_machine (name, namespace, machine_id, last_timestamp) values (?, ?, ?, ?)",
+			r[1]+"."+r[2], r[1], r[2], r[3]); err != nil {
 			t.Fatal(err)
 		}
 	}

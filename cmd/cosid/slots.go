@@ -22,7 +22,7 @@ func slotsCommand() *cobra.Command {
 		Short: "Print the slot table of a namespace: owners, fences, expiry, floors",
 		Long: `Print the slots of the namespace that were ever leased: for each, its owner
 (none once released), its fence, when its lease expires by the store clock, its
-floor and ceiling (epoch ms), and its state: held, expired (the owner may still
+floor and ceiling (epoch ms), the floor of its next owner, and its state: held, expired (the owner may still
 renew it until another takes the slot) or free. A Snowflake generator NAME of a
 configuration with namespace NS leases its machine id in the namespace NS/NAME.`,
 		Example: `  cosid slots app/event
@@ -53,19 +53,28 @@ func printSlots(w io.Writer, info store.NamespaceInfo) error {
 	fmt.Fprintf(w, "namespace %s: limit %d, tolerance %v, store time %s\n",
 		info.Namespace, info.Limit, info.Tolerance, info.StoreNow.Format(time.RFC3339Nano))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SLOT\tSTATE\tOWNER\tLAST OWNER\tFENCE\tEXPIRES\tFLOOR\tCEILING")
+	fmt.Fprintln(tw, "SLOT\tSTATE\tOWNER\tLAST OWNER\tFENCE\tEXPIRES\tFLOOR\tCEILING\tNEXT FLOOR")
 	for _, s := range info.Slots {
-		state, owner := "free", s.OwnerKey
+		state := "free"
 		switch {
 		case s.Held(info.StoreNow):
 			state = "held"
 		case s.OwnerKey != "":
 			state = "expired"
-		default:
-			owner = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%d\t%d\n", s.Slot, state, owner, s.LastOwnerKey, s.Fence,
-			s.ExpiresAt.Format(time.RFC3339Nano), s.Floor, s.Ceiling)
+		expires := "-"
+		if s.Fence > 0 {
+			expires = s.ExpiresAt.Format(time.RFC3339Nano)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\n", s.Slot, state, dash(s.OwnerKey), dash(s.LastOwnerKey), s.Fence,
+			expires, s.Floor, s.Ceiling, s.NextFloor)
 	}
 	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package cosid
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -13,43 +14,57 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// build opens the generator that p plans, on the runtime's stores.
-func (rt *Runtime) build(ctx context.Context, p *plan, o runtimeOptions) (*generator, error) {
-	g := &generator{name: p.name, strategy: p.strategy, codec: p.codec, grouped: p.grouped}
-	var err error
+// build makes the generator that p plans, on its store, which is open.
+func (rt *Runtime) build(ctx context.Context, p *plan) (*parts, error) {
+	logger := rt.o.logger
+	var st store.RangeStore
+	if p.store != "" {
+		b, err := rt.stores[p.store].get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st = b.st
+	}
+	var (
+		g   parts
+		err error
+	)
 	switch {
 	case p.strategy == strategySegment:
-		g.seg, err = segment.New(rt.stores[p.store], p.key, p.batch, segment.WithLogger(o.logger))
-		if err == nil {
-			rt.closers = append(rt.closers, g.seg)
-		}
+		g.seg, err = segment.New(st, p.key, p.batch, segment.WithLogger(logger))
 	case p.strategy == strategyPeriodic:
-		g.per, err = segment.NewPeriodic(rt.stores[p.store], p.key, p.period, p.loc, p.batch, p.periodic, segment.WithLogger(o.logger))
-		if err == nil {
-			rt.closers = append(rt.closers, g.per)
-		}
+		g.per, err = segment.NewPeriodic(st, p.key, p.period, p.loc, p.batch, p.periodic, segment.WithLogger(logger))
 	case p.machineID != nil:
-		g.snow, err = snowflake.NewFixed(*p.machineID, p.layout, snowflake.WithLogger(o.logger))
-		if err == nil {
-			rt.closers = append(rt.closers, g.snow)
-		}
+		g.snow, err = snowflake.NewFixed(*p.machineID, p.layout, snowflake.WithLogger(logger))
 	default:
-		leases, ok := rt.stores[p.store].(store.SlotLeaseStore)
+		leases, ok := st.(store.SlotLeaseStore)
 		if !ok {
 			return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
 		}
-		g.snow, err = snowflake.New(ctx, leases, p.layout, append(p.snowOpts, snowflake.WithLogger(o.logger))...)
-		if err == nil {
-			rt.closers = append(rt.closers, g.snow)
-		}
+		g.snow, err = snowflake.New(ctx, leases, p.layout, append(p.snowOpts, snowflake.WithLogger(logger))...)
 	}
-	if err != nil {
+	var pe *segment.PolicyError
+	if errors.As(err, &pe) {
 		return nil, configErr(policyErr(p.path, err))
 	}
-	return g, nil
+	if err != nil {
+		return nil, err
+	}
+	return &g, nil
 }
 
-func openStore(ctx context.Context, name string, sc StoreConfig, logger *slog.Logger) (store.RangeStore, error) {
+// openStore opens the store name of sc. Its settings were checked at Open, so its
+// errors are about reaching the store.
+func openStore(ctx context.Context, name string, sc StoreConfig, logger *slog.Logger) (*storeBox, error) {
+	st, err := openSpec(ctx, name, sc, logger)
+	if err != nil {
+		return nil, err
+	}
+	return &storeBox{st: st}, nil
+}
+
+// openSpec calls the opener of sc's type.
+func openSpec(ctx context.Context, name string, sc StoreConfig, logger *slog.Logger) (store.RangeStore, error) {
 	path := "cosid.stores." + name
 	open, ok := store.Lookup(sc.Type)
 	if !ok {
@@ -65,10 +80,25 @@ func openStore(ctx context.Context, name string, sc StoreConfig, logger *slog.Lo
 	if err != nil && !strings.Contains(err.Error(), path) {
 		err = fmt.Errorf("%s: %w", path, err) // an opener that did not name the path
 	}
-	if err != nil {
-		return nil, configErr(err)
+	return st, err
+}
+
+// checkStore checks the settings of the store name without I/O: it calls the opener
+// with a context that is already canceled. Openers check their settings first and
+// do their I/O under ctx, so a bad setting is an error of its own and a good one
+// ends in context.Canceled. It returns the store when the opener needed no I/O (the
+// memory store), for the caller to inspect and close.
+func checkStore(name string, sc StoreConfig) (store.RangeStore, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	st, err := openSpec(ctx, name, sc, slog.New(slog.DiscardHandler))
+	switch {
+	case err == nil:
+		return st, nil
+	case errors.Is(err, context.Canceled):
+		return nil, nil
 	}
-	return st, nil
+	return nil, configErr(err)
 }
 
 func unknownType(path, typ string) error {

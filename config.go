@@ -3,7 +3,9 @@ package cosid
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +27,18 @@ type Config struct {
 	Namespace  string                     `yaml:"namespace"`
 	Stores     map[string]StoreConfig     `yaml:"stores"`
 	Generators map[string]GeneratorConfig `yaml:"generators"`
+	// Serve is what `cosid serve` serves besides the generators.
+	Serve ServeConfig `yaml:"serve"`
+}
+
+// ServeConfig is the cosid.serve section:
+//
+//	serve: { store: db }
+type ServeConfig struct {
+	// Store names the entry of cosid.stores whose operations (reserve, seal, and the
+	// slot leases acquire, renew, release) the server offers to remote stores of type
+	// http. Empty offers none.
+	Store string `yaml:"store"`
 }
 
 // DefaultNamespace is the namespace of a Config that names none.
@@ -32,8 +46,9 @@ const DefaultNamespace = "cosid"
 
 // StoreConfig is one entry of cosid.stores.
 type StoreConfig struct {
-	// Type selects the store: one registered with store.Register, such as memory
-	// or sql (and redis, etcd, http where the binary links them).
+	// Type selects the store: one registered with store.Register. Every binary
+	// that imports this package has memory and sql; other types register when
+	// their packages are imported.
 	Type string
 	// Settings holds the entry's other keys, decoded by the store type.
 	Settings map[string]any
@@ -60,13 +75,15 @@ type GeneratorConfig struct {
 	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
 	Period string `yaml:"period"`
 	// Zone is the IANA time zone the periods follow, such as Asia/Shanghai or UTC
-	// (periodic-segment, required: the zone is explicit).
+	// (periodic-segment, required: the zone is explicit). Local is refused: a
+	// period's key must not depend on the host.
 	Zone      string         `yaml:"zone"`
 	Prewarm   *time.Duration `yaml:"prewarm"`
 	SealAfter *time.Duration `yaml:"seal-after"`
 
-	// MachineID fixes a snowflake's machine id instead of leasing one from Store.
-	MachineID *int `yaml:"machine-id"`
+	// MachineID fixes a snowflake's machine id instead of leasing one from Store:
+	// a number, or MachineIDFromHostname.
+	MachineID *MachineID `yaml:"machine-id"`
 	// Slots limits the machine ids leased from Store to [0, Slots); default
 	// 2^machine-bits.
 	Slots *int `yaml:"slots"`
@@ -85,6 +102,29 @@ type GeneratorConfig struct {
 
 	// Codec turns ids into text, item after item; see package codec.
 	Codec []CodecItem `yaml:"codec"`
+}
+
+// MachineID is a snowflake's fixed machine id, or MachineIDFromHostname. In YAML it
+// is a number or the text from-hostname.
+type MachineID int
+
+// MachineIDFromHostname takes the machine id from the host name's ordinal, the
+// number after its last "-", as a Kubernetes StatefulSet names its pods (web-3 is
+// machine 3). The host name is $HOSTNAME, or the system's when that is unset.
+const MachineIDFromHostname MachineID = -1
+
+// UnmarshalText reads a machine id: a decimal number or from-hostname.
+func (m *MachineID) UnmarshalText(text []byte) error {
+	if string(text) == "from-hostname" {
+		*m = MachineIDFromHostname
+		return nil
+	}
+	n, err := strconv.Atoi(string(text))
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a machine id; want a number ≥ 0 or from-hostname", text)
+	}
+	*m = MachineID(n)
+	return nil
 }
 
 // CodecItem is one item of a codec list: exactly one field is set.
@@ -142,24 +182,35 @@ type rawConfig struct {
 	Namespace  string                     `yaml:"namespace"`
 	Stores     map[string]yaml.Node       `yaml:"stores"`
 	Generators map[string]GeneratorConfig `yaml:"generators"`
+	Serve      ServeConfig                `yaml:"serve"`
 }
 
 // ReadConfig reads and decodes the configuration file at path. Unknown keys and
-// values of the wrong kind are errors that name their YAML path.
+// values of the wrong kind are errors that wrap ErrConfig and name the file and the
+// YAML path; a file that cannot be read is an error of its own (fs.ErrNotExist, …).
 func ReadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cosid: %w", err)
 	}
-	cfg, err := ParseConfig(data)
+	cfg, err := parseConfig(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("cosid: %s: %w", path, err)
+		return Config{}, fmt.Errorf("cosid: %w: %s: %w", ErrConfig, path, err)
 	}
 	return cfg, nil
 }
 
-// ParseConfig decodes a configuration from YAML text.
+// ParseConfig decodes a configuration from YAML text. Its errors wrap ErrConfig and
+// name the YAML path.
 func ParseConfig(data []byte) (Config, error) {
+	cfg, err := parseConfig(data)
+	if err != nil {
+		return Config{}, configErr(err)
+	}
+	return cfg, nil
+}
+
+func parseConfig(data []byte) (Config, error) {
 	root, err := strictyaml.Parse(data)
 	if err != nil {
 		return Config{}, err
@@ -178,7 +229,7 @@ func ParseConfig(data []byte) (Config, error) {
 	if err := strictyaml.Decode(f.Cosid, "cosid", &raw); err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Stores: map[string]StoreConfig{}}
+	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Serve: raw.Serve, Stores: map[string]StoreConfig{}}
 	for name, node := range raw.Stores {
 		sc, err := splitStore(&node, strictyaml.Join("cosid.stores", name))
 		if err != nil {
@@ -215,10 +266,14 @@ func splitStore(node *yaml.Node, path string) (StoreConfig, error) {
 	return sc, nil
 }
 
-// settingsNode returns the node of a store's settings: as read, or built from Settings.
+// settingsNode returns the node of a store's settings: as read, for its line
+// numbers, unless Settings was changed since; else built from Settings.
 func (sc StoreConfig) settingsNode() (*yaml.Node, error) {
 	if sc.node != nil {
-		return sc.node, nil
+		var read map[string]any
+		if err := sc.node.Decode(&read); err == nil && reflect.DeepEqual(read, sc.Settings) {
+			return sc.node, nil
+		}
 	}
 	var n yaml.Node
 	if err := n.Encode(sc.Settings); err != nil {

@@ -2,6 +2,7 @@ package cosid_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"NoCosidSection", "other: 1\n", "other: unknown key; want one of: cosid"},
 		{"CosidNull", "cosid:\n", "cosid: missing"},
 		{"CosidList", "cosid: [a]\n", "cosid: want a mapping"},
-		{"UnknownTopKey", "cosid: {namspace: x}\n", "cosid.namspace: unknown key; want one of: generators, namespace, stores"},
+		{"UnknownTopKey", "cosid: {namspace: x}\n", "cosid.namspace: unknown key; want one of: generators, namespace, serve, stores"},
 		{"NamespaceTooLong", "cosid: {namespace: " + strings.Repeat("n", 256) + "}\n", "cosid.namespace: "},
 		{"NotYAML", "cosid: {a: [}\n", "yaml"},
 		{"StoreWithoutType", "cosid: {stores: {db: {dsn: x}}}\n", "cosid.stores.db.type: missing; want one of:"},
@@ -63,6 +64,9 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"PeriodMissing", gen("    bill: {strategy: periodic-segment, store: mem, zone: UTC}\n"), "cosid.generators.bill.period: missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY"},
 		{"PeriodUnknown", gen("    bill: {strategy: periodic-segment, store: mem, zone: UTC, period: DAY}\n"), `cosid.generators.bill.period: "DAY" is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY`},
 		{"ZoneMissing", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR}\n"), "cosid.generators.bill.zone: missing; the zone is explicit"},
+		{"ZoneLocal", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: Local}\n"), `cosid.generators.bill.zone: "Local" depends on the host's settings; want an IANA name`},
+		{"FriendlyZoneLocal", gen("    ev:\n      strategy: snowflake\n      machine-id: 1\n      codec: [{friendly: {zone: Local}}]\n"), `cosid.generators.ev.codec[0].friendly.zone: "Local" depends on the host's settings`},
+		{"PeriodLowercase", gen("    bill: {strategy: periodic-segment, store: mem, period: year_month, zone: UTC}\n"), `cosid.generators.bill.period: "year_month" is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY`},
 		{"ZoneUnknown", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: Asia/Shanghia}\n"), `cosid.generators.bill.zone: "Asia/Shanghia" is not a known time zone`},
 		{"PrewarmNegative", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, prewarm: -1m}\n"), "cosid.generators.bill.prewarm: prewarm is -1m0s, want ≥ 0"},
 		{"CodecTwoKinds", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radix: {radix: 62}, prefix: {value: A}}]\n"), "cosid.generators.order.codec[0]: want exactly one item"},
@@ -77,6 +81,9 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"SnowflakeLayoutUnknown", gen("    event: {strategy: snowflake, store: mem, layout: twitter}\n"), `cosid.generators.event.layout: unknown layout "twitter"; want default or javascript`},
 		{"SnowflakeTooManyBits", gen("    event: {strategy: snowflake, store: mem, sequence-bits: 20}\n"), "cosid.generators.event: layout:"},
 		{"SnowflakeEpochBad", gen("    event: {strategy: snowflake, store: mem, epoch: yesterday}\n"), `cosid.generators.event.epoch: "yesterday" is not a date like 2026-01-01`},
+		{"SnowflakeLeaseTTLNegative", gen("    event: {strategy: snowflake, store: mem, lease-ttl: -1m}\n"), "cosid.generators.event.lease-ttl: -1m0s; want a duration of at least 1ms"},
+		{"SnowflakeToleranceNegative", gen("    event: {strategy: snowflake, store: mem, tolerance: -1s}\n"), "cosid.generators.event.tolerance: -1s; want a duration ≥ 0"},
+		{"SnowflakeEpochInTheFuture", gen("    event: {strategy: snowflake, store: mem, epoch: 2999-01-01}\n"), "cosid.generators.event.epoch: 2999-01-01 is in the future"},
 		{"SnowflakeMachineIDAndStore", gen("    event: {strategy: snowflake, store: mem, machine-id: 3}\n"), "cosid.generators.event.machine-id: a fixed machine id takes no store"},
 		{"SnowflakeMachineIDTooBig", gen("    event: {strategy: snowflake, machine-id: 5000}\n"), "cosid.generators.event.machine-id:"},
 		{"SnowflakeWithoutStore", gen("    event: {strategy: snowflake}\n"), "cosid.generators.event.store: missing; want one of the configured stores: mem (or set machine-id)"},
@@ -125,14 +132,73 @@ func TestConfig_SQLStoreErrorsNameThePath(t *testing.T) {
 		{"{type: sql, dirver: sqlite, dsn: x.db}", "cosid.stores.db.dirver: unknown key; want one of: driver, dsn, options, timeout"},
 		{"{type: sql, driver: sqlite, dsn: x.db, timeout: soon}", `cosid.stores.db.timeout: "soon" is not a duration`},
 		{"{type: sql, driver: oracle, dsn: x}", "cosid.stores.db.driver:"},
+		{"{type: sql, dsn: x.db}", "cosid.stores.db.driver: invalid argument: missing; want one of pgx, mysql, sqlserver, sqlite"},
 		{"{type: sql, driver: sqlite, dsn: x.db, options: {initschema: true}}", "cosid.stores.db.options.initschema: unknown key"},
 		{"{type: sql, driver: sqlite, dsn: x.db, options: {dialect: db2}}", `cosid.stores.db.options.dialect: invalid argument: "db2" is unknown`},
-		{"{type: sql, driver: sqlite, dsn: x.db}", "cosid.stores.db: "}, // no tables and no initSchema
 	}
 	for _, tc := range tests {
 		_, err := openYAML(t, "cosid:\n  stores:\n    db: "+tc.store+"\n")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Count(err.Error(), "cosid.stores.db") != 1 {
 			t.Errorf("store %s: %v; want one error naming %q once", tc.store, err, tc.want)
 		}
+	}
+}
+
+// TestConfig_ServeNamesALeaseStore checks the serve section at Load: it names a
+// configured store that can serve every operation of the store API.
+func TestConfig_ServeNamesALeaseStore(t *testing.T) {
+	tests := []struct{ name, serve, want string }{
+		{"Ok", "{store: mem}", ""},
+		{"NoStore", "{store: db}", `cosid.serve.store: no store "db"; want one of: mem`},
+		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; want one of: store"},
+		{"NotAMapping", "mem", "cosid.serve: want a mapping"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := cosid.ParseConfig([]byte("cosid:\n" + memStore + "  serve: " + tc.serve + "\n"))
+			if err == nil {
+				err = cfg.Validate()
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.want == "" && cfg.Serve.Store != "mem":
+				t.Errorf("Serve = %+v, want store mem", cfg.Serve)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("Validate: %v; want an error containing %q", err, tc.want)
+			case tc.want != "" && !errors.Is(err, cosid.ErrConfig):
+				t.Errorf("Validate: %v; want it to wrap ErrConfig", err)
+			}
+		})
+	}
+}
+
+// TestConfig_EpochAsAPlainDate checks that an unquoted date, which YAML reads as a
+// timestamp, is an epoch as written.
+func TestConfig_EpochAsAPlainDate(t *testing.T) {
+	rt := mustOpen(t, "cosid:\n  generators:\n    ev: {strategy: snowflake, machine-id: 1, epoch: 2020-01-01}\n")
+	if _, err := rt.Next("ev"); err != nil {
+		t.Errorf("Next: %v", err)
+	}
+}
+
+// TestConfig_SettingsChangedAfterParsing checks that a store's Settings changed in
+// Go after ParseConfig are the ones opened.
+func TestConfig_SettingsChangedAfterParsing(t *testing.T) {
+	cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores:\n    db: {type: sql, driver: sqlite, options: {initSchema: true}}\n  generators:\n    n: {strategy: segment, store: db}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "cosid.stores.db.dsn: invalid argument: missing") {
+		t.Fatalf("Validate without a dsn: %v", err)
+	}
+	cfg.Stores["db"].Settings["dsn"] = filepath.Join(t.TempDir(), "ids.db")
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatalf("Open with the dsn set in Go: %v", err)
+	}
+	defer rt.Close()
+	if text, err := rt.Next("n"); err != nil || text != "1" {
+		t.Errorf("Next = %q, %v", text, err)
 	}
 }

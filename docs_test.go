@@ -4,12 +4,22 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/cosid-go/cosid"
 )
 
-var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
+// yamlBlock is a YAML example of the docs. "```yaml" is a configuration that works
+// here: it opens and each generator gives an id. "```yaml check" is a configuration
+// for servers this machine does not have: it must pass Load's checks, which do no
+// I/O. Any other word after yaml (the 4.x application.yaml of a Java service) is
+// not a CosId configuration and is left alone.
+// secretFile is a setting that names a file of a secret, such as token-file; the
+// examples name them relative to the working directory, where the test writes them.
+var secretFile = regexp.MustCompile(`[a-z]+-file: ([\w.-]+)`)
+
+var yamlBlock = regexp.MustCompile("(?s)```yaml( check)?\n(.*?)```")
 
 // TestDocs_ExamplesOpen opens every YAML example of the docs and the example
 // cosid.yaml, and takes an id of each generator, so the docs cannot drift from the code.
@@ -18,27 +28,37 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	examples := map[string]string{}
+	type example struct {
+		text      string
+		checkOnly bool
+	}
+	examples := map[string]example{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, m := range yamlBlock.FindAllSubmatch(data, -1) {
-			examples[filepath.Base(f)+"#"+string(rune('1'+i))] = string(m[1])
+			examples[filepath.Base(f)+"#"+string(rune('1'+i))] = example{text: string(m[2]), checkOnly: len(m[1]) > 0}
 		}
 	}
 	data, err := os.ReadFile("cosid.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	examples["cosid.yaml"] = string(data)
+	examples["cosid.yaml"] = example{text: string(data)}
 	if len(examples) < 6 {
 		t.Fatalf("found %d examples; the docs lost theirs?", len(examples))
 	}
-	for name, text := range examples {
+	for name, ex := range examples {
+		text := ex.text
 		t.Run(name, func(t *testing.T) {
 			t.Chdir(t.TempDir()) // a sqlite store's cosid.db goes here
+			for _, m := range secretFile.FindAllStringSubmatch(text, -1) {
+				if err := os.WriteFile(m[1], []byte("secret\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			cfg, err := cosid.ParseConfig([]byte(text))
 			if err != nil {
 				t.Fatalf("ParseConfig: %v\n%s", err, text)
@@ -48,11 +68,69 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 				t.Fatalf("Open: %v\n%s", err, text)
 			}
 			defer rt.Close()
+			if ex.checkOnly {
+				return
+			}
 			for _, g := range rt.Generators() {
 				if _, err := rt.Next(g.Name); err != nil {
 					t.Errorf("Next(%q): %v", g.Name, err)
 				}
 			}
 		})
+	}
+}
+
+// TestDocs_ErrorTextIsPrinted makes the configurations behind the example errors of
+// docs/configuration.md and checks that the runtime prints those words; "…" in the
+// docs stands for any text.
+func TestDocs_ErrorTextIsPrinted(t *testing.T) {
+	data, err := os.ReadFile("docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "## Errors")
+	var lines []string
+	for _, m := range regexp.MustCompile("(?s)```text\n(.*?)```").FindAllStringSubmatch(section, 2) {
+		lines = append(lines, strings.Split(strings.TrimSpace(m[1]), "\n")...)
+	}
+	gen := func(g string) string {
+		return "cosid:\n  stores:\n    db: {type: sql, driver: sqlite, dsn: ids.db, timeout: 2s}\n  generators:\n" + g
+	}
+	errs := []func() error{
+		func() error {
+			_, err := openYAML(t, gen("    bill: {strategy: periodic-segment, store: db, period: DAY, zone: UTC}\n"))
+			return err
+		},
+		func() error {
+			_, err := openYAML(t, gen("    order: {strategy: segment, store: db, stpe: 10}\n"))
+			return err
+		},
+		func() error {
+			_, err := openYAML(t, gen("    order: {strategy: segment, store: db, reserve-timeout: 1s}\n"))
+			return err
+		},
+		func() error {
+			rt, err := openYAML(t, "cosid:\n  stores:\n    db: {type: sql, driver: pgx, dsn: 'postgres://u@127.0.0.1:1/x', timeout: 1s}\n"+
+				"  generators:\n    order: {strategy: segment, store: db}\n")
+			if err != nil {
+				return err
+			}
+			_, err = rt.Next("order")
+			return err
+		},
+	}
+	if len(lines) != len(errs) {
+		t.Fatalf("the docs show %d errors, the test makes %d:\n%s", len(lines), len(errs), strings.Join(lines, "\n"))
+	}
+	t.Chdir(t.TempDir())
+	for i, line := range lines {
+		parts := strings.Split(line, "…")
+		for j := range parts {
+			parts[j] = regexp.QuoteMeta(parts[j])
+		}
+		want := regexp.MustCompile("(?s)^" + strings.Join(parts, ".*") + "$")
+		if err := errs[i](); err == nil || !want.MatchString(err.Error()) {
+			t.Errorf("the docs say\n  %s\nthe runtime says\n  %v", line, err)
+		}
 	}
 }

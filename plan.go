@@ -3,7 +3,9 @@ package cosid
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +14,8 @@ import (
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/sqlstore"
+	"go.yaml.in/yaml/v3"
 )
 
 // The strategies of a generator.
@@ -52,6 +56,7 @@ type plan struct {
 	periodic segment.PeriodicPolicy
 
 	layout    snowflake.Layout
+	zone      *time.Location // of the friendly item, or UTC: the zone of a decoded time
 	machineID *int
 	snowOpts  []snowflake.Option
 
@@ -59,25 +64,97 @@ type plan struct {
 	grouped codec.GroupedCodec // periodic-segment
 }
 
-// Validate checks c without opening anything: the namespace, that every store's type
-// is registered, and every generator's settings, codec and store reference. Open
-// checks the rest: the stores' own settings, and what needs a store. The error wraps
-// ErrConfig and names the YAML path.
+// Validate checks c without I/O, the same checks as Open: the namespace, every
+// store's type and settings, every generator's settings, codec and store reference,
+// that no generator gives up on a reservation before its store's timeout, and the
+// serve section. What it cannot know without I/O (whether a store is reachable, its
+// tables, free slots) is not a configuration error: the generators on such a store
+// answer ErrUnavailable. The error wraps ErrConfig and names the YAML path.
 func (c Config) Validate() error {
+	_, err := c.check()
+	return err
+}
+
+// check validates c and returns the plans of its generators, sorted by name.
+func (c Config) check() ([]*plan, error) {
 	if err := store.CheckKey(c.namespace()); err != nil {
-		return configErr(fmt.Errorf("cosid.namespace: %w", err))
+		return nil, configErr(fmt.Errorf("cosid.namespace: %w", err))
 	}
+	leases := map[string]bool{} // the stores that showed they lease slots
 	for _, name := range sortedKeys(c.Stores) {
 		if _, ok := store.Lookup(c.Stores[name].Type); !ok {
-			return configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
+			return nil, configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
+		}
+		st, err := checkStore(name, c.Stores[name])
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			_, leases[name] = st.(store.SlotLeaseStore)
+			if err := st.Close(); err != nil {
+				return nil, fmt.Errorf("cosid: closing store %q after checking it: %w", name, err)
+			}
+		} else {
+			leases[name] = true // known once it is open
 		}
 	}
+	plans := make([]*plan, 0, len(c.Generators))
 	for _, name := range sortedKeys(c.Generators) {
-		if _, err := c.plan(name); err != nil {
-			return err
+		p, err := c.plan(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.checkTimeout(p); err != nil {
+			return nil, configErr(err)
+		}
+		if p.strategy == strategySnowflake && p.machineID == nil && !leases[p.store] {
+			return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
+		}
+		plans = append(plans, p)
+	}
+	if s := c.Serve.Store; s != "" {
+		if _, ok := c.Stores[s]; !ok {
+			return nil, configErr(fmt.Errorf("cosid.serve.store: no store %q; want one of: %s", s, quotedList(sortedKeys(c.Stores))))
+		}
+		if !leases[s] {
+			return nil, configErr(fmt.Errorf("cosid.serve.store: store %q (type %s) cannot lease slots, which the served store API offers; want a store that can",
+				s, c.Stores[s].Type))
 		}
 	}
-	return nil
+	return plans, nil
+}
+
+// checkTimeout checks that a segment's callers never give up on a reservation that
+// its store may still finish.
+func (c Config) checkTimeout(p *plan) error {
+	if p.strategy == strategySnowflake {
+		return nil
+	}
+	sc := c.Stores[p.store]
+	timeout, path, ok := storeTimeout(sc)
+	if !ok || timeout <= p.batch.ReserveTimeout {
+		return nil
+	}
+	return p.errorf("reserve-timeout", "reserve-timeout %v is below the store's timeout %v (%s): a caller would give up on reservations the store may still finish; raise reserve-timeout or lower the store's timeout",
+		p.batch.ReserveTimeout, timeout, strings.Replace(path, "@", p.store, 1))
+}
+
+// storeTimeout returns the timeout a store's settings give it: its timeout key, or
+// the default of the sql type. The path has @ for the store's name.
+func storeTimeout(sc StoreConfig) (time.Duration, string, bool) {
+	node, err := sc.settingsNode()
+	if err == nil && node.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			if node.Content[i].Value == "timeout" {
+				d, err := time.ParseDuration(node.Content[i+1].Value)
+				return d, "cosid.stores.@.timeout", err == nil
+			}
+		}
+	}
+	if sc.Type == "sql" {
+		return sqlstore.DefaultTimeout, "the default timeout of a store of type sql", true
+	}
+	return 0, "", false
 }
 
 // Codec returns the text form of the segment or snowflake generator name, without
@@ -166,14 +243,14 @@ func (p *plan) check(gc GeneratorConfig, stores map[string]StoreConfig) error {
 	if gc.Period == "" {
 		return p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
 	}
-	if p.period, err = segment.ParsePeriod(gc.Period); err != nil {
+	if p.period, err = segment.ParsePeriod(gc.Period); err != nil || gc.Period != strings.ToUpper(gc.Period) {
 		return p.errorf("period", "%q is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY", gc.Period)
 	}
 	if gc.Zone == "" {
 		return p.errorf("zone", "missing; the zone is explicit: want an IANA time zone such as Asia/Shanghai or UTC")
 	}
-	if p.loc, err = time.LoadLocation(gc.Zone); err != nil {
-		return p.errorf("zone", "%q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", gc.Zone)
+	if p.loc, err = loadZone(gc.Zone); err != nil {
+		return p.errorf("zone", "%v", err)
 	}
 	p.periodic = segment.DefaultPeriodicPolicy()
 	if gc.Prewarm != nil {
@@ -209,18 +286,38 @@ func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig)
 	if p.codec, err = buildCodec(p.path, gc.Codec, &p.layout); err != nil {
 		return err
 	}
+	p.zone = zoneOf(gc.Codec)
 	if gc.MachineID != nil {
 		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
 			return p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
 		}
-		if limit := 1 << p.layout.MachineBits; *gc.MachineID < 0 || *gc.MachineID >= limit {
-			return p.errorf("machine-id", "%d is not in 0–%d, the machines of %d machine bits", *gc.MachineID, limit-1, p.layout.MachineBits)
+		id, err := machineID(*gc.MachineID)
+		if err != nil {
+			return p.errorf("machine-id", "%v", err)
 		}
-		p.machineID = gc.MachineID
+		if limit := 1 << p.layout.MachineBits; id < 0 || id >= limit {
+			from := ""
+			if *gc.MachineID == MachineIDFromHostname {
+				from = " (the host name's ordinal)"
+			}
+			return p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %d machine bits", id, from, limit-1, p.layout.MachineBits)
+		}
+		p.machineID = &id
 		return nil
 	}
 	if err := p.checkStore(stores, " (or set machine-id)"); err != nil {
 		return err
+	}
+	if gc.LeaseTTL != nil && *gc.LeaseTTL < time.Millisecond {
+		return p.errorf("lease-ttl", "%v; want a duration of at least 1ms, such as 1m (the default %v)", *gc.LeaseTTL, snowflake.DefaultLeaseTTL)
+	}
+	if gc.Tolerance != nil && *gc.Tolerance < 0 {
+		return p.errorf("tolerance", "%v; want a duration ≥ 0, such as 1s (the default %v)", *gc.Tolerance, snowflake.DefaultTolerance)
+	}
+	if gc.OwnerKey != "" {
+		if err := store.CheckKey(gc.OwnerKey); err != nil {
+			return p.errorf("owner-key", "%v", err)
+		}
 	}
 	p.snowOpts = append(p.snowOpts, snowflake.WithNamespace(p.key))
 	if gc.Slots != nil {
@@ -308,6 +405,9 @@ func snowflakeLayout(path string, gc GeneratorConfig) (snowflake.Layout, error) 
 		if err != nil {
 			return l, fmt.Errorf("%s.epoch: %q is not a date like 2026-01-01 or a time like 2026-01-01T00:00:00Z", path, gc.Epoch)
 		}
+		if epoch.After(time.Now()) {
+			return l, fmt.Errorf("%s.epoch: %s is in the future; the ids' time counts from the epoch, which must have passed", path, gc.Epoch)
+		}
 		l.Epoch = epoch
 	}
 	if gc.Unit != nil {
@@ -325,6 +425,40 @@ func snowflakeLayout(path string, gc GeneratorConfig) (snowflake.Layout, error) 
 		return l, fmt.Errorf("%s: layout: %w", path, err)
 	}
 	return l, nil
+}
+
+// machineID resolves a configured machine id: MachineIDFromHostname becomes the
+// host name's ordinal.
+func machineID(m MachineID) (int, error) {
+	if m != MachineIDFromHostname {
+		return int(m), nil
+	}
+	host := os.Getenv("HOSTNAME")
+	if host == "" {
+		var err error
+		if host, err = os.Hostname(); err != nil {
+			return 0, fmt.Errorf("from-hostname: no host name: %w", err)
+		}
+	}
+	i := strings.LastIndexByte(host, '-')
+	n, err := strconv.Atoi(host[i+1:])
+	if i < 0 || err != nil || n < 0 || host[i+1] == '+' {
+		return 0, fmt.Errorf("from-hostname: host name %q has no ordinal, a number after its last \"-\" (as in web-3)", host)
+	}
+	return n, nil
+}
+
+// loadZone loads an IANA time zone. It refuses Local, whose meaning depends on the
+// host: a bill's date must not.
+func loadZone(name string) (*time.Location, error) {
+	if name == "Local" {
+		return nil, errors.New(`"Local" depends on the host's settings; want an IANA name such as Asia/Shanghai or UTC`)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", name)
+	}
+	return loc, nil
 }
 
 func parseEpoch(s string) (time.Time, error) {
@@ -363,8 +497,8 @@ func codecItems(path string, list []CodecItem, layout *snowflake.Layout) ([]code
 			loc := time.UTC
 			if z := it.Friendly.Zone; z != "" {
 				var err error
-				if loc, err = time.LoadLocation(z); err != nil {
-					return nil, fmt.Errorf("%s.friendly.zone: %q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", at, z)
+				if loc, err = loadZone(z); err != nil {
+					return nil, fmt.Errorf("%s.friendly.zone: %w", at, err)
 				}
 			}
 			items = append(items, codec.Friendly(*layout, loc))

@@ -2,6 +2,10 @@
 // into a Runtime that hands out any configured generator's ids by name, typed or as
 // text, and fills struct fields tagged `cosid:"name"`.
 //
+// Load and Open check the whole configuration without I/O (errors wrap ErrConfig);
+// stores open on first use, so a store that is down makes only the generators on it
+// fail, with ErrUnavailable, until it is back.
+//
 //	rt, err := cosid.Load(ctx, "cosid.yaml")
 //	…
 //	defer rt.Close()
@@ -17,10 +21,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
-	"slices"
+	"strings"
+	"time"
 
 	"github.com/cosid-go/cosid/codec"
 	"github.com/cosid-go/cosid/segment"
@@ -29,29 +32,61 @@ import (
 )
 
 // ErrConfig is wrapped by every error about the configuration: the message names the
-// YAML path and what is allowed.
+// YAML path and what is allowed. Load and Open find every such error before any I/O.
 var ErrConfig = errors.New("invalid configuration")
+
+// ErrUnavailable is wrapped by the errors of a store that cannot be reached or used
+// for now, and of the generators on it: a database that is down or refuses the
+// password, a slot namespace with no free slot, a lost lease, a store that did not
+// answer in time. The error also wraps the cause and names the store or generator.
+// It is never a configuration error: the runtime tries again on later calls and
+// works once the store is back, without a restart.
+var ErrUnavailable = errors.New("unavailable")
 
 // ErrUnknownGenerator means no generator of that name, or of that kind, is configured.
 var ErrUnknownGenerator = errors.New("unknown generator")
 
-// Runtime holds the stores and generators of a Config. It is safe for concurrent use.
+// ErrUnknownStore means no store of that name is configured.
+var ErrUnknownStore = errors.New("unknown store")
+
+// Runtime holds the stores and generators of a Config. It opens a store when a
+// generator on it, or Store, first needs it, and builds a generator on its first
+// use, so a store that is down stops only the generators on it. It is safe for
+// concurrent use.
 type Runtime struct {
-	namespace string
-	stores    map[string]store.RangeStore
-	gens      map[string]*generator
-	closers   []io.Closer // the generators, in the order they were opened
+	o      runtimeOptions
+	stores map[string]*lazy[storeBox]
+	gens   map[string]*generator
 }
 
-// generator is one configured generator: exactly one of seg, per and snow is set.
+// storeBox holds an opened store.
+type storeBox struct{ st store.RangeStore }
+
+// generator is one configured generator, built on first use.
 type generator struct {
-	name     string
-	strategy string
-	seg      *segment.Generator
-	per      *segment.Periodic
-	snow     *snowflake.Generator
-	codec    codec.Codec        // the text of seg and snow
-	grouped  codec.GroupedCodec // the text of per
+	rt      *Runtime
+	plan    *plan
+	codec   codec.Codec        // the text of segment and snowflake ids
+	grouped codec.GroupedCodec // the text of periodic-segment ids
+	parts   lazy[parts]
+}
+
+// parts is a built generator: exactly one field is set.
+type parts struct {
+	seg  *segment.Generator
+	per  *segment.Periodic
+	snow *snowflake.Generator
+}
+
+func (p *parts) Close() error {
+	switch {
+	case p.seg != nil:
+		return p.seg.Close()
+	case p.per != nil:
+		return p.per.Close()
+	default:
+		return p.snow.Close()
+	}
 }
 
 // Option configures Open and Load.
@@ -59,25 +94,22 @@ type Option func(*runtimeOptions)
 
 type runtimeOptions struct {
 	logger *slog.Logger
+	now    func() time.Time // the clock of the retry backoff
 }
 
 // WithLogger sets the logger of the runtime's stores and generators (default
 // slog.Default()); nil logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(o *runtimeOptions) { o.logger = l } }
 
-// Load reads the configuration file at path and opens it. An empty path, or a path
-// to a file that does not exist, gives the embedded default: a SQLite file cosid.db
-// in the working directory.
+// Load reads the configuration file at path and opens it, as Open does. A path
+// that does not exist is an error; an empty path gives DefaultConfig.
 func Load(ctx context.Context, path string, opts ...Option) (*Runtime, error) {
 	if path == "" {
 		return Open(ctx, DefaultConfig(), opts...)
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return Open(ctx, DefaultConfig(), opts...)
-	}
 	cfg, err := ReadConfig(path)
 	if err != nil {
-		return nil, configErr(err)
+		return nil, err
 	}
 	return Open(ctx, cfg, opts...)
 }
@@ -99,51 +131,58 @@ func DefaultConfig() Config {
 // DefaultStore is the name of the store in DefaultConfig.
 const DefaultStore = "default"
 
-// Open opens the stores and generators of cfg. Every error about cfg wraps ErrConfig
-// and names the YAML path; on error, what was opened is closed again.
+// Open checks cfg (Config.Validate) and returns its Runtime. It does no I/O: each
+// store opens when first needed, each generator is built on its first use, and a
+// store that cannot be reached then answers ErrUnavailable until it can. Every error
+// of Open but a done ctx is about cfg: it wraps ErrConfig and names the YAML path.
+// ctx is not kept.
 func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
-	o := runtimeOptions{logger: slog.Default()}
+	o := runtimeOptions{logger: slog.Default(), now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	rt := &Runtime{namespace: cfg.namespace(), stores: map[string]store.RangeStore{}, gens: map[string]*generator{}}
-	if err := rt.open(ctx, cfg, o); err != nil {
-		rt.Close()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("cosid: %w", err)
+	}
+	plans, err := cfg.check()
+	if err != nil {
 		return nil, err
+	}
+	rt := &Runtime{o: o, stores: map[string]*lazy[storeBox]{}, gens: map[string]*generator{}}
+	for name, sc := range cfg.Stores {
+		rt.stores[name] = &lazy[storeBox]{
+			what: fmt.Sprintf("store %q", name), now: o.now,
+			open:  func(ctx context.Context) (*storeBox, error) { return openStore(ctx, name, sc, o.logger) },
+			close: func(b *storeBox) error { return b.st.Close() },
+		}
+	}
+	for _, p := range plans {
+		g := &generator{rt: rt, plan: p, codec: p.codec, grouped: p.grouped}
+		g.parts = lazy[parts]{what: fmt.Sprintf("generator %q", p.name), now: o.now, close: (*parts).Close,
+			open: func(ctx context.Context) (*parts, error) { return rt.build(ctx, p) }}
+		rt.gens[p.name] = g
 	}
 	return rt, nil
 }
 
-func (rt *Runtime) open(ctx context.Context, cfg Config, o runtimeOptions) error {
-	if err := cfg.Validate(); err != nil {
-		return err
+// Store returns the store name, opening it when it is not open yet. A store that
+// cannot be opened now gives an error wrapping ErrUnavailable and the cause; a later
+// call tries again (after a backoff of 100ms, doubling up to 5s, while it keeps
+// failing). The store is also a store.SlotLeaseStore where its type leases slots.
+// The Runtime closes it: callers do not.
+func (rt *Runtime) Store(ctx context.Context, name string) (store.RangeStore, error) {
+	l, ok := rt.stores[name]
+	if !ok {
+		return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownStore, name, quotedList(sortedKeys(rt.stores)))
 	}
-	plans := make([]*plan, 0, len(cfg.Generators))
-	for _, name := range sortedKeys(cfg.Generators) {
-		p, err := cfg.plan(name)
-		if err != nil {
-			return err
-		}
-		plans = append(plans, p)
+	b, err := l.get(ctx)
+	if err != nil {
+		return nil, prefixed(err)
 	}
-	for _, name := range sortedKeys(cfg.Stores) {
-		st, err := openStore(ctx, name, cfg.Stores[name], o.logger)
-		if err != nil {
-			return err
-		}
-		rt.stores[name] = st
-	}
-	for _, p := range plans {
-		g, err := rt.build(ctx, p, o)
-		if err != nil {
-			return err
-		}
-		rt.gens[p.name] = g
-	}
-	return nil
+	return b.st, nil
 }
 
 func configErr(err error) error {
@@ -159,30 +198,97 @@ func (rt *Runtime) Next(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return g.next()
+	text, err := g.next(context.Background())
+	if err != nil {
+		return "", prefixed(err)
+	}
+	return text, nil
 }
 
-func (g *generator) next() (string, error) {
-	switch {
-	case g.per != nil:
-		id, err := g.per.Next()
-		if err != nil {
-			return "", err
-		}
-		return g.grouped.Encode(id)
-	case g.seg != nil:
-		v, err := g.seg.Next()
-		if err != nil {
-			return "", err
-		}
-		return g.codec.Encode(v)
-	default:
-		v, err := g.snow.Next()
-		if err != nil {
-			return "", err
-		}
-		return g.codec.Encode(v)
+// get returns the built generator, building it (and opening its store) when needed.
+func (g *generator) get(ctx context.Context) (*parts, error) {
+	if p := g.parts.v.Load(); p != nil {
+		return p, nil
 	}
+	if g.plan.store != "" {
+		if _, err := g.rt.stores[g.plan.store].get(ctx); err != nil {
+			return nil, fmt.Errorf("generator %q: %w", g.plan.name, err)
+		}
+	}
+	return g.parts.get(ctx)
+}
+
+func (g *generator) next(ctx context.Context) (string, error) {
+	p, err := g.get(ctx)
+	if err != nil {
+		return "", err
+	}
+	var text string
+	switch {
+	case p.per != nil:
+		id, nerr := p.per.Next()
+		if nerr != nil {
+			return "", g.failed(p, nerr)
+		}
+		text, err = g.grouped.Encode(id)
+	case p.seg != nil:
+		v, nerr := p.seg.Next()
+		if nerr != nil {
+			return "", g.failed(p, nerr)
+		}
+		text, err = g.codec.Encode(v)
+	default:
+		v, nerr := p.snow.Next()
+		if nerr != nil {
+			return "", g.failed(p, nerr)
+		}
+		text, err = g.codec.Encode(v)
+	}
+	if err != nil {
+		return "", fmt.Errorf("generator %q: %w", g.plan.name, err)
+	}
+	return text, nil
+}
+
+// nextInt returns the next id of a segment or snowflake generator.
+func (g *generator) nextInt(ctx context.Context) (int64, error) {
+	p, err := g.get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var v int64
+	if p.seg != nil {
+		v, err = p.seg.Next()
+	} else {
+		v, err = p.snow.Next()
+	}
+	if err != nil {
+		return 0, g.failed(p, err)
+	}
+	return v, nil
+}
+
+// failed classifies an error of a built generator. A snowflake that lost its lease
+// is dropped, so that the next call leases a slot again.
+func (g *generator) failed(p *parts, err error) error {
+	switch {
+	case p.snow != nil && errors.Is(err, snowflake.ErrLeaseLost):
+		if cerr := g.parts.reset(p); cerr != nil {
+			g.rt.o.logger.Warn("cosid: closing a generator that lost its lease", "generator", g.plan.name, "error", cerr)
+		}
+		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
+	case errors.Is(err, segment.ErrUnavailable), errors.Is(err, snowflake.ErrClockBackwards):
+		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
+	}
+	return fmt.Errorf("generator %q: %w", g.plan.name, err)
+}
+
+// prefixed puts the package's name before an error that does not start with it.
+func prefixed(err error) error {
+	if strings.HasPrefix(err.Error(), "cosid: ") {
+		return err
+	}
+	return fmt.Errorf("cosid: %w", err)
 }
 
 func (rt *Runtime) generator(name string) (*generator, error) {
@@ -192,42 +298,51 @@ func (rt *Runtime) generator(name string) (*generator, error) {
 	return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownGenerator, name, quotedList(sortedKeys(rt.gens)))
 }
 
-func (rt *Runtime) kind(name, strategy string) (*generator, error) {
+// built returns the built generator name of strategy, building it when needed.
+func (rt *Runtime) built(name, strategy string) (*parts, error) {
 	g, err := rt.generator(name)
 	if err != nil {
 		return nil, err
 	}
-	if g.strategy != strategy {
-		return nil, fmt.Errorf("cosid: %w: %q is a %s generator, not a %s one", ErrUnknownGenerator, name, g.strategy, strategy)
+	if g.plan.strategy != strategy {
+		return nil, fmt.Errorf("cosid: %w: %q is a %s generator, not a %s one", ErrUnknownGenerator, name, g.plan.strategy, strategy)
 	}
-	return g, nil
+	p, err := g.get(context.Background())
+	if err != nil {
+		return nil, prefixed(err)
+	}
+	return p, nil
 }
 
-// Segment returns the generator name of strategy segment.
+// Segment returns the generator name of strategy segment, building it on first use.
 func (rt *Runtime) Segment(name string) (*segment.Generator, error) {
-	g, err := rt.kind(name, strategySegment)
+	p, err := rt.built(name, strategySegment)
 	if err != nil {
 		return nil, err
 	}
-	return g.seg, nil
+	return p.seg, nil
 }
 
-// Periodic returns the generator name of strategy periodic-segment.
+// Periodic returns the generator name of strategy periodic-segment, building it on
+// first use.
 func (rt *Runtime) Periodic(name string) (*segment.Periodic, error) {
-	g, err := rt.kind(name, strategyPeriodic)
+	p, err := rt.built(name, strategyPeriodic)
 	if err != nil {
 		return nil, err
 	}
-	return g.per, nil
+	return p.per, nil
 }
 
-// Snowflake returns the generator name of strategy snowflake.
+// Snowflake returns the generator name of strategy snowflake, building it (and
+// leasing its slot) on first use. After it loses its lease, its Next fails with
+// snowflake.ErrLeaseLost; Runtime.Next then builds a new one, and so does the next
+// call of Snowflake.
 func (rt *Runtime) Snowflake(name string) (*snowflake.Generator, error) {
-	g, err := rt.kind(name, strategySnowflake)
+	p, err := rt.built(name, strategySnowflake)
 	if err != nil {
 		return nil, err
 	}
-	return g.snow, nil
+	return p.snow, nil
 }
 
 // Codec returns the text form of the segment or snowflake generator name.
@@ -237,16 +352,19 @@ func (rt *Runtime) Codec(name string) (codec.Codec, error) {
 		return nil, err
 	}
 	if g.codec == nil {
-		return nil, fmt.Errorf("cosid: %w: %q is a %s generator; its ids have a GroupedCodec", ErrUnknownGenerator, name, g.strategy)
+		return nil, fmt.Errorf("cosid: %w: %q is a %s generator; its ids have a GroupedCodec", ErrUnknownGenerator, name, g.plan.strategy)
 	}
 	return g.codec, nil
 }
 
 // GroupedCodec returns the text form of the periodic-segment generator name.
 func (rt *Runtime) GroupedCodec(name string) (codec.GroupedCodec, error) {
-	g, err := rt.kind(name, strategyPeriodic)
+	g, err := rt.generator(name)
 	if err != nil {
 		return nil, err
+	}
+	if g.grouped == nil {
+		return nil, fmt.Errorf("cosid: %w: %q is a %s generator, not a periodic-segment one", ErrUnknownGenerator, name, g.plan.strategy)
 	}
 	return g.grouped, nil
 }
@@ -256,28 +374,28 @@ type GeneratorInfo struct {
 	Name     string // as configured
 	Strategy string // segment, periodic-segment or snowflake
 	Key      string // the store key or lease namespace: {namespace}/{name}
+	Store    string // the configured store; empty for a snowflake with a fixed machine id
 }
 
 // Generators describes the configured generators, sorted by name.
 func (rt *Runtime) Generators() []GeneratorInfo {
 	infos := make([]GeneratorInfo, 0, len(rt.gens))
 	for _, name := range sortedKeys(rt.gens) {
-		infos = append(infos, GeneratorInfo{Name: name, Strategy: rt.gens[name].strategy, Key: rt.key(name)})
+		p := rt.gens[name].plan
+		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.strategy, Key: p.key, Store: p.store})
 	}
 	return infos
 }
 
-func (rt *Runtime) key(name string) string { return rt.namespace + "/" + name }
-
-// Close closes the generators, then the stores, and returns the first error.
+// Close closes the generators, then the stores, and returns the first error. Calls
+// after Close fail.
 func (rt *Runtime) Close() error {
 	var errs []error
-	for _, c := range slices.Backward(rt.closers) {
-		errs = append(errs, c.Close())
+	for _, name := range sortedKeys(rt.gens) {
+		errs = append(errs, rt.gens[name].parts.shut())
 	}
 	for _, name := range sortedKeys(rt.stores) {
-		errs = append(errs, rt.stores[name].Close())
+		errs = append(errs, rt.stores[name].shut())
 	}
-	rt.closers, rt.stores = nil, nil
 	return errors.Join(errs...)
 }

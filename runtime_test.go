@@ -3,6 +3,7 @@ package cosid_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -133,7 +134,7 @@ func TestRuntime_TypedPartsAndCodecs(t *testing.T) {
 		}
 	}
 	infos := rt.Generators()
-	if len(infos) != 5 || infos[0] != (cosid.GeneratorInfo{Name: "bill", Strategy: "periodic-segment", Key: "app/bill"}) {
+	if len(infos) != 5 || infos[0] != (cosid.GeneratorInfo{Name: "bill", Strategy: "periodic-segment", Key: "app/bill", Store: "mem"}) {
 		t.Errorf("Generators() = %+v", infos)
 	}
 }
@@ -251,13 +252,30 @@ func TestLoad_NoFileGivesTheSQLiteDefault(t *testing.T) {
 	if _, err := os.Stat("cosid.db"); err != nil {
 		t.Errorf("the default store made no cosid.db in the working directory: %v", err)
 	}
-	rt, err = cosid.Load(t.Context(), "missing.yaml", cosid.WithLogger(nil))
+	rt, err = cosid.Load(t.Context(), "", cosid.WithLogger(nil))
 	if err != nil {
-		t.Fatalf("Load of a missing file: %v", err)
+		t.Fatalf("Load of no file: %v", err)
 	}
 	defer rt.Close()
 	if len(rt.Generators()) != 0 {
 		t.Errorf("the default has generators: %v", rt.Generators())
+	}
+}
+
+// TestLoad_MissingFileIsAnError checks that a path that names no file is an error,
+// not the default: a typo must not hand out ids from a new ./cosid.db.
+func TestLoad_MissingFileIsAnError(t *testing.T) {
+	t.Chdir(t.TempDir())
+	rt, err := cosid.Load(t.Context(), "cosid.yml", cosid.WithLogger(nil))
+	if err == nil {
+		rt.Close()
+		t.Fatal("Load of a missing file succeeded")
+	}
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "cosid.yml") {
+		t.Errorf("Load: %v; want fs.ErrNotExist naming the file", err)
+	}
+	if _, err := os.Stat("cosid.db"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Load of a missing file made cosid.db: %v", err)
 	}
 }
 

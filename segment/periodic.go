@@ -183,6 +183,9 @@ func (p *Periodic) retireLocked(e *epoch) {
 // newEpoch starts a generator for the period that holds t, its first reservation
 // sized for rate ids/s.
 func (p *Periodic) newEpoch(t time.Time, rate float64) (*epoch, error) {
+	if plantHostZone {
+		t = t.In(time.Local)
+	}
 	start, end := p.period.Start(t), p.period.Next(t)
 	key := p.period.Key(t)
 	gen, err := New(p.st, p.base+"/"+key, p.batch, append(p.opts, withSeedRate(rate))...)

@@ -323,9 +323,10 @@ func (g *Generator) errClosed() error { return fmt.Errorf("segment %q: %w", g.ke
 
 // failureState is the backoff after failed reservations.
 type failureState struct {
-	count   int   // failures in a row
-	lastErr error // the latest failure
-	fatal   error // a failure that no retry can mend: sealed, exhausted, refused
+	count   int       // failures in a row
+	since   time.Time // the first of them
+	lastErr error     // the latest failure
+	fatal   error     // a failure that no retry can mend: sealed, exhausted, refused
 	backoff time.Duration
 	retryAt time.Time
 	retry   *time.Timer // the background retry at retryAt
@@ -337,7 +338,12 @@ func (f *failureState) check(now time.Time) error {
 	case f.fatal != nil:
 		return f.fatal
 	case now.Before(f.retryAt):
-		return fmt.Errorf("backing off until %v after %d failures: %w", f.retryAt.Sub(now).Round(time.Millisecond), f.count, f.lastErr)
+		failures := "failures"
+		if f.count == 1 {
+			failures = "failure"
+		}
+		return fmt.Errorf("retrying in %v (%d %s since %s): %w",
+			f.retryAt.Sub(now).Round(time.Millisecond), f.count, failures, f.since.Format(time.TimeOnly), f.lastErr)
 	}
 	return nil
 }
@@ -345,6 +351,9 @@ func (f *failureState) check(now time.Time) error {
 // fail records err and schedules retry at the end of the backoff. It returns the
 // backoff, or 0 when err is for good.
 func (f *failureState) fail(err error, now time.Time, retry func()) time.Duration {
+	if f.count == 0 {
+		f.since = now
+	}
 	f.count++
 	f.lastErr = err
 	if errors.Is(err, store.ErrSealed) || errors.Is(err, store.ErrExhausted) || errors.Is(err, store.ErrInvalidArgument) {

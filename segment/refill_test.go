@@ -3,6 +3,7 @@ package segment_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -506,6 +507,34 @@ func TestReserveSize_ClockStepsBackWithoutMonotonicReading(t *testing.T) {
 		run(10 * time.Minute)
 		if sizes := st.sizes()[before:]; slices.Max(sizes) > 20 {
 			t.Errorf("reservations after the clock stepped back reach %d ids at 10 ids/s (Step 10): %v", slices.Max(sizes), sizes)
+		}
+	})
+}
+
+// TestRefill_BackoffErrorSaysWhenAndSince checks the text a caller gets while the
+// generator backs off: how long until the retry, how many failures, since when.
+func TestRefill_BackoffErrorSaysWhenAndSince(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore()
+		st.failAll = errStoreDown
+		// A clock that does not read midnight, which a zero time would print too.
+		clock := func() time.Time { return time.Now().Add(13*time.Hour + 2*time.Minute + 11*time.Second) }
+		start := clock()
+		g := newGen(t, st, segment.DefaultBatchPolicy(), segment.WithClock(clock))
+		synctest.Wait() // the first reservation failed
+
+		elapse(16 * time.Millisecond)
+		_, err := g.Next()
+		want := "retrying in 84ms (1 failure since " + start.Format(time.TimeOnly) + "): store down"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Next = %v, want an error containing %q", err, want)
+		}
+
+		elapse(150 * time.Millisecond) // the retry at 100ms failed: the next is at 300ms
+		_, err = g.Next()
+		want = "retrying in 134ms (2 failures since " + start.Format(time.TimeOnly) + "): store down"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Next = %v, want an error containing %q", err, want)
 		}
 	})
 }

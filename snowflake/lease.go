@@ -123,6 +123,9 @@ func (g *Generator) useLease(ctx context.Context, leases store.SlotLeaseStore, r
 	}
 	g.machine = int64(lease.Slot) << g.seqBits
 	floor := max(g.ceilTick(lease.Floor), 0)
+	if plantIgnoreFloor {
+		floor = 0
+	}
 	if floor > g.maxTick {
 		return fmt.Errorf("snowflake: slot %d of namespace %q has its floor %v past the layout's last time %v: %w",
 			lease.Slot, lease.Namespace, time.UnixMilli(lease.Floor).UTC(), g.timeOf(g.maxTick), store.ErrExhausted)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/store"
 )
 
 func configCommand(stderr io.Writer) *cobra.Command {
@@ -23,11 +26,15 @@ func configCommand(stderr io.Writer) *cobra.Command {
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Check a configuration file and print its generators",
-		Long: `Check the configuration file: its shape, every generator's settings and codec,
-and the store each names. Every error names the YAML path and what is allowed.
-With --open it also opens the stores and generators, as a service would: it
-connects to the databases, checks their tables, and leases (then releases) a slot
-for each Snowflake generator.`,
+		Long: `Check the configuration file: its shape, every store's settings, every
+generator's settings and codec, and the store each names: the same checks, by the
+same code, as a service makes when it loads the file. Every error names the YAML
+path and what is allowed.
+
+With --open it also opens each store, as a service would on first use: it connects
+to the database, detects its dialect where none is set, checks the tables (creating
+them where initSchema is set), and says per store and generator what it found. It
+reserves no id and leases no slot.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := cosid.ReadConfig(path)
@@ -37,17 +44,11 @@ for each Snowflake generator.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			if open {
-				logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-				rt, err := cosid.Open(cmd.Context(), cfg, cosid.WithLogger(logger))
-				if err != nil {
-					return err
-				}
-				if err := rt.Close(); err != nil {
-					return err
-				}
+			if err := printGenerators(cmd.OutOrStdout(), path, cfg); err != nil || !open {
+				return err
 			}
-			return printGenerators(cmd.OutOrStdout(), path, cfg)
+			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			return openStores(cmd.Context(), cmd.OutOrStdout(), cfg, logger)
 		},
 	}
 	check.Flags().StringVarP(&path, "config", "c", defaultConfig, "the configuration file")
@@ -61,13 +62,15 @@ func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
 	if ns == "" {
 		ns = cosid.DefaultNamespace
 	}
-	fmt.Fprintf(w, "%s: ok, namespace %s, %d stores, %d generators\n", path, ns, len(cfg.Stores), len(cfg.Generators))
+	fmt.Fprintf(w, "%s: ok, namespace %s, %s, %s\n", path, ns, plural(len(cfg.Stores), "store"), plural(len(cfg.Generators), "generator"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GENERATOR\tSTRATEGY\tKEY\tSTORE")
 	for _, name := range slices.Sorted(maps.Keys(cfg.Generators)) {
 		g := cfg.Generators[name]
 		where := g.Store
-		if g.MachineID != nil {
+		if g.MachineID != nil && *g.MachineID == cosid.MachineIDFromHostname {
+			where = "(machine-id from-hostname)"
+		} else if g.MachineID != nil {
 			where = fmt.Sprintf("(machine-id %d)", *g.MachineID)
 		} else if st, ok := cfg.Stores[g.Store]; ok {
 			where += " (" + st.Type + ")"
@@ -75,4 +78,55 @@ func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, g.Strategy, strings.Join([]string{ns, name}, "/"), where)
 	}
 	return tw.Flush()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// openStores opens every store of cfg and says what it found for it and for the
+// generators on it. It fails when a store cannot be opened.
+func openStores(ctx context.Context, w io.Writer, cfg cosid.Config, logger *slog.Logger) error {
+	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	failed := map[string]error{}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nSTORE\tTYPE\tOPEN")
+	for _, name := range slices.Sorted(maps.Keys(cfg.Stores)) {
+		st, err := rt.Store(ctx, name)
+		state := "ok"
+		if err != nil {
+			failed[name], state = err, "FAILED (below)"
+		} else if _, ok := st.(store.SlotLeaseStore); ok {
+			state = "ok, leases slots"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, cfg.Stores[name].Type, state)
+	}
+	fmt.Fprintln(tw, "\nGENERATOR\tSTORE\tREADY")
+	for _, g := range rt.Generators() {
+		state := "ok"
+		switch {
+		case g.Store == "":
+			state = "ok, needs no store"
+		case failed[g.Store] != nil:
+			state = "no: its store failed"
+		case g.Strategy == "snowflake":
+			state = "ok (no slot leased)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Name, g.Store, state)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(failed)) {
+		errs = append(errs, failed[name])
+	}
+	return errors.Join(errs...)
 }

@@ -9,19 +9,17 @@ import (
 	"github.com/cosid-go/cosid"
 )
 
-// decoded is the JSON form of a decoded id.
-type decoded struct {
-	Period string `json:"period,omitempty"`
-	Value  int64  `json:"value"`
-}
-
 func decodeCommand() *cobra.Command {
 	var config string
 	cmd := &cobra.Command{
 		Use:   "decode NAME TEXT",
 		Short: "Print the id that a text of a generator stands for, as JSON",
 		Long: `Print the id that TEXT, a text of the generator NAME, stands for, as JSON:
-{"period":"20261027","value":42} for a periodic segment, {"value":42} for the others.
+{"period":"20261027","value":42} for a periodic segment, {"value":42} for a segment,
+and for a snowflake its time (RFC 3339 with milliseconds, in the zone of its friendly
+codec item, else UTC), machine and sequence:
+{"value":"918254194220072962","time":"2026-10-27T09:30:15.123Z","machine":7,"sequence":42}.
+A value above 2^53 is written as a JSON string, so that JavaScript loses no digit.
 The generator's codec comes from the configuration; nothing is opened. Without a
 configuration, NAME is an ad-hoc segment, whose text is plain decimal.`,
 		Example: `  cosid decode bill 20261027-000042
@@ -40,27 +38,11 @@ configuration, NAME is an ad-hoc segment, whose text is plain decimal.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			var out decoded
-			if g, ok := cfg.Generators[name]; ok && g.Strategy == "periodic-segment" {
-				c, err := cfg.GroupedCodec(name)
-				if err != nil {
-					return err
-				}
-				id, err := c.Decode(text)
-				if err != nil {
-					return err
-				}
-				out = decoded{Period: id.Period, Value: id.Value}
-			} else {
-				c, err := cfg.Codec(name)
-				if err != nil {
-					return err
-				}
-				if out.Value, err = c.Decode(text); err != nil {
-					return err
-				}
+			d, err := cfg.Decode(name, text)
+			if err != nil {
+				return err
 			}
-			data, err := json.Marshal(out)
+			data, err := json.Marshal(d)
 			if err != nil {
 				return err
 			}

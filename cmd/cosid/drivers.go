@@ -8,3 +8,8 @@ import (
 	_ "github.com/microsoft/go-mssqldb"
 	_ "modernc.org/sqlite"
 )
+
+// The stores of types that are not SQL register themselves when imported.
+import _ "github.com/cosid-go/cosid/store/etcdstore"
+// The store type http: a configuration's store may be another cosid serve.
+import _ "github.com/cosid-go/cosid/store/httpstore"

@@ -6,7 +6,7 @@
 //	cosid decode bill 20261027-000042         # {"period":"20261027","value":42}
 //	cosid config check --config cosid.yaml    # check a configuration, list its generators
 //	cosid schema --dialect postgresql         # the SQL store's tables, for a DBA
-//	cosid version
+//	cosid version                             # or cosid --version
 //
 // It links every database driver that the SQL store supports.
 package main
@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -27,17 +28,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "cosid",
 		Short:         "CosId: distributed ids from a shared store",
+		Version:       versionLine(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("cosid {{.Version}}\n")
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(nextCommand(stderr), decodeCommand(), configCommand(stderr), schemaCommand(), versionCommand())
+	root.AddCommand(serveCommand(stderr))
 	root.AddCommand(keysCommand(), slotsCommand(), sealCommand(), purgeCommand(), migrateCommand())
 	if err := root.Execute(); err != nil {
-		fmt.Fprintf(stderr, "cosid: %v\n", err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "cosid: ") {
+			msg = "cosid: " + msg
+		}
+		fmt.Fprintln(stderr, msg)
 		return 1
 	}
 	return 0
+}
+
+// usageErr is the error of a command line that does not fit cmd: what is wrong,
+// then cmd's usage.
+func usageErr(cmd *cobra.Command, msg string) error {
+	return fmt.Errorf("%s\n\n%s", msg, strings.TrimRight(cmd.UsageString(), "\n"))
 }

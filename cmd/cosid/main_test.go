@@ -1,22 +1,58 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
 const mainEnv = "COSID_CLI_RUN_MAIN"
 
 // TestMain makes the test binary the cosid command when mainEnv is set, so that
-// tests run the real CLI in a process of its own.
+// tests run the real CLI in a process of its own; it removes the binary that
+// builtCLI built.
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// built is the cosid binary that go build makes, for what only a real build has:
+// its build information.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// builtCLI builds the cosid binary once per test binary and returns its path.
+func builtCLI(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "cosid-cli-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "cosid")
+		out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", built.path, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
 }
 
 // runCLI runs the CLI with args in dir and returns its stdout, stderr and exit code.
@@ -29,6 +65,7 @@ func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, co
 // the working directory: the second run goes on where the first stopped, nothing
 // burned.
 func TestNext_ContinuesAcrossRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, want := range []string{"1\n2\n3\n", "4\n5\n6\n"} {
 		out, errOut, code := runCLI(t, dir, "next", "order", "-n", "3")
@@ -47,11 +84,14 @@ func TestNext_ContinuesAcrossRuns(t *testing.T) {
 }
 
 func TestNext_BadInputExits1(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args    []string
 		mention string
 	}{
-		{[]string{"next"}, "accepts 1 arg"},
+		{[]string{"next"}, "want one generator NAME, got 0 arguments\n\nUsage:\n  cosid next NAME [flags]"},
+		{[]string{"next", "a", "b"}, "got 2 arguments"},
+		{[]string{"next", "order", "--timeout", "0s"}, "--timeout 0s: want > 0"},
 		{[]string{"next", "order", "-n", "0"}, "--count 0"},
 		{[]string{"next", "order", "--store", "redis:x"}, "sqlite:PATH"},
 		{[]string{"next", "order", "--store", "sqlite:a.db", "--dsn", "postgres://x"}, "give one"},
@@ -74,14 +114,33 @@ func TestNext_BadInputExits1(t *testing.T) {
 	}
 }
 
+// TestVersion builds cosid and checks that version and --version print the module
+// version and, in a git checkout, the revision it was built from. (The go command
+// records no revision in a git worktree, whose .git is a file, nor without git.)
 func TestVersion(t *testing.T) {
-	out, _, code := runCLI(t, t.TempDir(), "version")
-	if code != 0 || !strings.HasPrefix(out, "cosid ") {
-		t.Errorf("cosid version = %q (exit %d)", out, code)
+	t.Parallel()
+	bin := builtCLI(t)
+	rev, _ := exec.Command("git", "rev-parse", "HEAD").Output()
+	top, _ := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	fi, err := os.Stat(filepath.Join(strings.TrimSpace(string(top)), ".git"))
+	checkout := len(rev) > 0 && err == nil && fi.IsDir()
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, err := exec.Command(bin, args...).Output()
+		if err != nil || !regexp.MustCompile(`^cosid \S+ .*go1\.\d+.* \w+/\w+\n$`).Match(out) {
+			t.Errorf("cosid %v = %q, %v; want the version, Go version and platform", args, out, err)
+		}
+		if !checkout {
+			t.Logf("not a git checkout with a .git directory: %q", out)
+			continue
+		}
+		if !regexp.MustCompile(`^cosid v\S+ `).Match(out) || !strings.Contains(string(out), " git "+strings.TrimSpace(string(rev))) {
+			t.Errorf("cosid %v = %q; want the module version and the git revision %s", args, out, rev)
+		}
 	}
 }
 
 func TestInferDriver(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ dsn, driver string }{
 		{"postgres://u@h:5432/db", "pgx"},
 		{"postgresql://u@h/db", "pgx"},
@@ -127,6 +186,7 @@ func writeConfig(t *testing.T, text string) string {
 // TestNext_ConfiguredGeneratorsPrintTheirText runs cosid next on a cosid.yaml in the
 // working directory: a periodic segment prints its codec's text.
 func TestNext_ConfiguredGeneratorsPrintTheirText(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, billConfig)
 	out, errOut, code := runCLI(t, dir, "next", "bill", "-n", "2")
 	day := `\d{8}`
@@ -147,6 +207,7 @@ func TestNext_ConfiguredGeneratorsPrintTheirText(t *testing.T) {
 }
 
 func TestDecode_PrintsJSON(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, billConfig)
 	tests := []struct {
 		args []string
@@ -182,17 +243,15 @@ func TestDecode_PrintsJSON(t *testing.T) {
 }
 
 func TestConfigCheck(t *testing.T) {
+	t.Parallel()
 	dir := writeConfig(t, billConfig)
 	out, errOut, code := runCLI(t, dir, "config", "check")
-	if code != 0 || !strings.Contains(out, "cosid.yaml: ok, namespace app, 1 stores, 2 generators") ||
+	if code != 0 || !strings.Contains(out, "cosid.yaml: ok, namespace app, 1 store, 2 generators") ||
 		!regexp.MustCompile(`bill\s+periodic-segment\s+app/bill\s+db \(sql\)`).MatchString(out) {
 		t.Errorf("config check = %q (exit %d, stderr %q)", out, code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ids.db")); !os.IsNotExist(err) {
 		t.Errorf("config check without --open touched the store: %v", err)
-	}
-	if _, errOut, code := runCLI(t, dir, "config", "check", "--open"); code != 0 {
-		t.Errorf("config check --open: exit %d, stderr %q", code, errOut)
 	}
 	bad := writeConfig(t, strings.Replace(billConfig, "zone: UTC", "zone: Mars/Olympus", 1))
 	if _, errOut, code := runCLI(t, bad, "config", "check"); code != 1 || !strings.Contains(errOut, `cosid.generators.bill.zone: "Mars/Olympus" is not a known time zone`) {
@@ -204,11 +263,21 @@ func TestConfigCheck(t *testing.T) {
 }
 
 func TestSchema(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := runCLI(t, t.TempDir(), "schema", "--dialect", "postgresql", "--range-table", "ids.ranges")
 	if code != 0 || !strings.Contains(out, `"ids"."ranges"`) || !strings.Contains(out, "cosid_slot") {
 		t.Errorf("schema = %q (exit %d, stderr %q)", out, code, errOut)
 	}
 	if _, errOut, code := runCLI(t, t.TempDir(), "schema", "--dialect", "oracle"); code != 1 || !strings.Contains(errOut, "oracle") {
 		t.Errorf("unknown dialect: exit %d, stderr %q", code, errOut)
+	}
+	for _, d := range []string{"postgres", "pg", "PostgreSQL", "PG"} {
+		if got, errOut, code := runCLI(t, t.TempDir(), "schema", "--dialect", d); code != 0 || got != strings.Replace(out, `"ids"."ranges"`, `"cosid_range"`, 1) {
+			t.Errorf("schema --dialect %s: exit %d, stderr %q; want postgresql's script", d, code, errOut)
+		}
+	}
+	_, errOut, code = runCLI(t, t.TempDir(), "schema", "--dialect", "mysql", "--range-table", "a.b.c")
+	if code != 1 || !strings.Contains(errOut, "--range-table: table name \"a.b.c\" has 2 dots") || strings.Contains(errOut, "rangeTable") {
+		t.Errorf("schema with a bad --range-table: exit %d, stderr %q; want it to name the flag", code, errOut)
 	}
 }

@@ -45,14 +45,16 @@ func (f *storeFlags) register(cmd *cobra.Command) {
 // adHoc reports whether the flags name a store of their own.
 func (f *storeFlags) adHoc() bool { return f.store != "" || f.dsn != "" }
 
-// config returns the configuration of an ad-hoc segment NAME that reserves exactly
-// count ids at a time on the store the flags name, so that nothing is burned.
-func (f *storeFlags) config(name string, count int64) (cosid.Config, error) {
+// config returns the configuration of an ad-hoc segment NAME on the store the flags
+// name.
+func (f *storeFlags) config(name string) (cosid.Config, error) {
+	if f.timeout <= 0 {
+		return cosid.Config{}, fmt.Errorf("--timeout %v: want > 0", f.timeout)
+	}
 	driver, dsn, err := f.target()
 	if err != nil {
 		return cosid.Config{}, err
 	}
-	lookahead := time.Duration(0)
 	return cosid.Config{
 		Namespace: f.namespace,
 		Stores: map[string]cosid.StoreConfig{cosid.DefaultStore: {Type: "sql", Settings: map[string]any{
@@ -60,8 +62,7 @@ func (f *storeFlags) config(name string, count int64) (cosid.Config, error) {
 			"options": map[string]any{"initSchema": f.initSchema},
 		}}},
 		Generators: map[string]cosid.GeneratorConfig{name: {
-			Strategy: "segment", Store: cosid.DefaultStore,
-			Step: &count, Lookahead: &lookahead, ReserveTimeout: &f.timeout,
+			Strategy: "segment", Store: cosid.DefaultStore, ReserveTimeout: &f.timeout,
 		}},
 	}, nil
 }
@@ -118,6 +119,11 @@ func readConfig(path string, explicit bool) (cosid.Config, bool, error) {
 	return cfg, err == nil, err
 }
 
+// chunk is how many ids the CLI reserves before it prints them: the reservation
+// follows the printing, so a reader that stops early (cosid next -n 1000000 | head)
+// leaves at most one chunk unprinted.
+const chunk = 1000
+
 func nextCommand(stderr io.Writer) *cobra.Command {
 	var (
 		count  int64
@@ -129,18 +135,25 @@ func nextCommand(stderr io.Writer) *cobra.Command {
 		Short: "Print the text of the next ids of a generator, one a line",
 		Long: `Print the next COUNT ids of the generator NAME, one a line, in its text form.
 
+A run reserves exactly the ids it prints, for segment and periodic-segment
+generators alike: nothing is skipped, and the next run goes on where this one
+stopped. It reserves them 1000 at a time as it prints them, so a reader that stops
+early leaves at most 1000 unprinted. A snowflake generator leases a slot for the run.
+
 With a configuration (--config, or cosid.yaml in the working directory) NAME is one
 of its generators. Without one, or with --store or --dsn, NAME is an ad-hoc segment
-with the key NS/NAME that reserves exactly COUNT ids, so nothing is burned and the
-next run goes on where this one stopped; its store is the embedded default, the SQLite
-file cosid.db in the working directory, unless --store or --dsn names another.`,
+with the key NS/NAME; its store is the embedded default, the SQLite file cosid.db in
+the working directory (said on stderr), unless --store or --dsn names another.`,
 		Example: `  cosid next order -n 3
   cosid next bill --config cosid.yaml
   cosid next order --store sqlite:/var/lib/cosid.db
   cosid next order --dsn 'postgres://app@db:5432/app'
   cosid next order --dsn 'app@tcp(db:3306)/app'`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr(cmd, fmt.Sprintf("want one generator NAME, got %d arguments", len(args)))
+			}
 			if count < 1 {
 				return fmt.Errorf("--count %d: want ≥ 1", count)
 			}
@@ -152,8 +165,11 @@ file cosid.db in the working directory, unless --store or --dsn names another.`,
 			case ok && sf.adHoc():
 				return fmt.Errorf("--store and --dsn name an ad-hoc store; the configuration %s names its own", config)
 			case !ok || sf.adHoc():
-				if cfg, err = sf.config(name, count); err != nil {
+				if cfg, err = sf.config(name); err != nil {
 					return err
+				}
+				if !sf.adHoc() {
+					fmt.Fprintf(stderr, "cosid: no %s here: %s is an ad-hoc segment on the default store, the SQLite file cosid.db\n", config, name)
 				}
 			}
 			return printNext(cmd.Context(), cmd.OutOrStdout(), stderr, cfg, name, count)
@@ -173,21 +189,25 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	if _, ok := cfg.Generators[name]; !ok {
 		return fmt.Errorf("no generator %q in the configuration; it has: %s", name, generatorNames(cfg))
 	}
-	cfg.Generators = map[string]cosid.GeneratorConfig{name: cfg.Generators[name]} // open only what is asked for
 	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
 	w := bufio.NewWriter(stdout)
-	for range count {
-		text, err := rt.Next(name)
+	for left := count; left > 0; left -= min(left, chunk) {
+		texts, err := rt.Take(ctx, name, min(left, chunk))
 		if err != nil {
 			return errors.Join(err, w.Flush())
 		}
-		fmt.Fprintln(w, text)
+		for _, text := range texts {
+			fmt.Fprintln(w, text)
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
-	return w.Flush()
+	return nil
 }
 
 func generatorNames(cfg cosid.Config) string {

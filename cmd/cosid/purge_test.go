@@ -36,7 +36,7 @@ func runCLIInput(t *testing.T, dir, stdin string, args ...string) (stdout, stder
 const purgeConfig = `cosid:
   namespace: app
   stores:
-    db: { type: sql, driver: sqlite, dsn: ids.db, timeout: 5s, options: { initSchema: true } }
+    db: { type: sql, driver: sqlite, dsn: ids.db, timeout: 2s, options: { initSchema: true } }
   generators:
     order: { strategy: segment, store: db }
     bill: { strategy: periodic-segment, store: db, period: YEAR_MONTH_DAY, zone: UTC }

@@ -11,15 +11,35 @@ import (
 func versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version of cosid",
+		Short: "Print the version of cosid: module version, VCS revision, Go version, platform",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			version := "(devel)"
-			if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-				version = info.Main.Version
-			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "cosid %s %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "cosid %s\n", versionLine())
 			return err
 		},
 	}
+}
+
+// versionLine describes this binary from its build information: the module version
+// (a pseudo-version when built from a git checkout, v1.2.3 from go install), the
+// VCS revision and time where the build recorded them, the Go version and platform.
+func versionLine() string {
+	version, vcs := "(unknown)", ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		version = info.Main.Version
+		settings := map[string]string{}
+		for _, s := range info.Settings {
+			settings[s.Key] = s.Value
+		}
+		if rev := settings["vcs.revision"]; rev != "" {
+			vcs = " " + settings["vcs"] + " " + rev
+			if t := settings["vcs.time"]; t != "" {
+				vcs += " " + t
+			}
+			if settings["vcs.modified"] == "true" {
+				vcs += " (modified)"
+			}
+		}
+	}
+	return fmt.Sprintf("%s%s %s %s/%s", version, vcs, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

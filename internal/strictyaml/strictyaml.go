@@ -5,6 +5,7 @@
 package strictyaml
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 	"slices"
@@ -94,6 +95,15 @@ func decode(n *yaml.Node, path string, v reflect.Value) error {
 	}
 	if IsNull(n) {
 		return nil // leaves the zero value: "unset"
+	}
+	if u, ok := textUnmarshaler(v); ok {
+		if n.Kind != yaml.ScalarNode {
+			return Errorf(n, path, "want a scalar, got %s", describe(n))
+		}
+		if err := u.UnmarshalText([]byte(n.Value)); err != nil {
+			return Errorf(n, path, "%v", err)
+		}
+		return nil
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -211,7 +221,7 @@ func decodeScalar(n *yaml.Node, path string, v reflect.Value) error {
 		return nil
 	}
 	if v.Kind() == reflect.String {
-		if tag := n.ShortTag(); tag != "!!str" && tag != "!!int" && tag != "!!float" {
+		if tag := n.ShortTag(); tag != "!!str" && tag != "!!int" && tag != "!!float" && tag != "!!timestamp" { // a date as written
 			return Errorf(n, path, "want a string, got %s", describe(n))
 		}
 		v.SetString(n.Value)
@@ -259,4 +269,14 @@ func kindName(t reflect.Type) string {
 		return "a string"
 	}
 	return t.String()
+}
+
+// textUnmarshaler returns v's encoding.TextUnmarshaler, for a type that reads itself
+// from a scalar's text.
+func textUnmarshaler(v reflect.Value) (encoding.TextUnmarshaler, bool) {
+	if v.Kind() == reflect.Pointer || !v.CanAddr() {
+		return nil, false
+	}
+	u, ok := v.Addr().Interface().(encoding.TextUnmarshaler)
+	return u, ok
 }

@@ -13,6 +13,7 @@ const (
 	Postgres = "COSID_TEST_POSTGRES" // a pgx URL: postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 	MySQL    = "COSID_TEST_MYSQL"    // a go-sql-driver DSN: root@tcp(127.0.0.1:3306)/test
 	Redis    = "COSID_TEST_REDIS"    // host:port
+	Etcd     = "COSID_TEST_ETCD"     // host:port of an etcd v3 client endpoint
 	Require  = "COSID_TEST_REQUIRE"  // "1": a missing server is a failure, not a skip
 )
 

@@ -1,0 +1,54 @@
+package cosid_test
+
+import (
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cosid-go/cosid"
+)
+
+// BenchmarkRuntime compares Runtime.Next (a map lookup, an atomic load of the built
+// generator, the generator's Next and the codec) with the generator's own Next and
+// with the baselines: a bare atomic add, and the add with strconv as the text.
+func BenchmarkRuntime(b *testing.B) {
+	cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores: {mem: {type: memory}}\n  generators:\n    order: {strategy: segment, store: mem}\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := cosid.Open(b.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	seg, err := rt.Segment("order")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("AtomicAdd", func(b *testing.B) {
+		var n atomic.Int64
+		for b.Loop() {
+			n.Add(1)
+		}
+	})
+	b.Run("AtomicAddFormat", func(b *testing.B) {
+		var n atomic.Int64
+		for b.Loop() {
+			_ = strconv.FormatInt(n.Add(1), 10)
+		}
+	})
+	b.Run("SegmentNext", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := seg.Next(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("RuntimeNext", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := rt.Next("order"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

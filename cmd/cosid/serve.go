@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/metrics"
+	"github.com/cosid-go/cosid/server"
+	"github.com/cosid-go/cosid/store"
+)
+
+// shutdownGrace is how long a stopping server waits for the requests in flight.
+const shutdownGrace = 10 * time.Second
+
+// readyzKey is the key that /readyz reserves a value of on every store: a store that
+// answers a reservation within its timeout is ready.
+const readyzKey = ".cosid/readyz"
+
+type serveFlags struct {
+	config    string
+	addr      string
+	tokenFile string
+	tlsCert   string
+	tlsKey    string
+}
+
+func serveCommand(stderr io.Writer) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the generators, the store API and CosId 4.x's proxy API over HTTP",
+		Long: `Serve the generators of a configuration over HTTP: their ids
+(/v1/generators/NAME/next), the store API of remote stores of type http
+(/v1/store/..., backed by the store cosid.serve.store names), CosId 4.x's
+proxy-server API, /healthz, /readyz, /metrics and a status page at /.
+
+With no configuration, it serves the embedded default store, the SQLite file cosid.db
+in the working directory. It binds 127.0.0.1 unless --addr says otherwise; with
+--token-file every route but /healthz needs "Authorization: Bearer TOKEN". On SIGINT
+or SIGTERM it stops accepting, finishes the requests in flight, releases its Snowflake
+leases and closes its stores.`,
+		Example: `  cosid serve
+  cosid serve --config cosid.yaml --addr 0.0.0.0:8686 --token-file /run/secrets/cosid
+  curl -s 'localhost:8686/v1/generators/bill/next?count=3'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, f, cmd.Flags().Changed("config"), stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.config, "config", "c", defaultConfig, "the configuration file")
+	fl.StringVar(&f.addr, "addr", "127.0.0.1:8686", "the address to listen on")
+	fl.StringVar(&f.tokenFile, "token-file", "", "a file holding the bearer token that every request but /healthz must carry")
+	fl.StringVar(&f.tlsCert, "tls-cert", "", "the TLS certificate file (with --tls-key)")
+	fl.StringVar(&f.tlsKey, "tls-key", "", "the TLS key file (with --tls-cert)")
+	return cmd
+}
+
+// serve runs the server until ctx ends, then shuts it down.
+func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) error {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together: give both or neither")
+	}
+	cfg, ok, err := readConfig(f.config, explicit)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		cfg = cosid.DefaultConfig()
+		cfg.Serve.Store = cosid.DefaultStore
+	}
+	reg := prometheus.NewRegistry()
+	opts, err := serverOptions(f, logger, reg)
+	if err != nil {
+		return err
+	}
+	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := rt.Close(); err != nil {
+			logger.Warn("cosid serve: closing the runtime", "error", err)
+		}
+	}()
+	opts = append(opts, readiness(rt, cfg)...)
+	if name := cfg.Serve.Store; name != "" {
+		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }))
+	}
+	srv := server.New(rt, opts...)
+	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases))
+	hs := srv.HTTPServer(f.addr)
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	if f.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--tls-cert, --tls-key: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	logger.Info("cosid serve: listening", "addr", ln.Addr().String(), "tls", f.tlsCert != "", "auth", f.tokenFile != "",
+		"generators", len(cfg.Generators), "store-api", cfg.Serve.Store)
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("cosid serve: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}
+
+// serverOptions returns the options of the flags: the token, and metrics on reg.
+func serverOptions(f serveFlags, logger *slog.Logger, reg *prometheus.Registry) ([]server.Option, error) {
+	opts := []server.Option{server.WithLogger(logger)}
+	if f.tokenFile != "" {
+		data, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--token-file: %w", err)
+		}
+		token := strings.TrimSpace(string(data))
+		if token == "" {
+			return nil, fmt.Errorf("--token-file %s is empty", f.tokenFile)
+		}
+		opts = append(opts, server.WithToken(token))
+	}
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, err := metrics.New(reg)
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, server.WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))), nil
+}
+
+// readiness returns a check of every configured store: it opens and answers a
+// reservation of readyzKey within its timeout.
+func readiness(rt *cosid.Runtime, cfg cosid.Config) []server.Option {
+	var opts []server.Option
+	for name := range cfg.Stores {
+		opts = append(opts, server.WithReadiness("store "+name, func(r *http.Request) error {
+			st, err := rt.Store(r.Context(), name)
+			if err != nil {
+				return err
+			}
+			_, err = st.Reserve(r.Context(), readyzKey, 1, 0)
+			return err
+		}))
+	}
+	return opts
+}

@@ -1,0 +1,108 @@
+package cosid
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cosid-go/cosid/snowflake"
+)
+
+// Decoded is what a text of a generator stands for.
+//
+// Its JSON form is {"period":"20261027","value":42} for a periodic segment,
+// {"value":42} for a segment, and for a snowflake
+// {"value":"918254194220072962","time":"2026-10-27T09:30:15.123+08:00","machine":7,"sequence":42}.
+// A value above 2^53 is a JSON string, since JavaScript numbers above it lose digits;
+// time is RFC 3339 with milliseconds, in the zone of the codec's friendly item (UTC
+// without one).
+type Decoded struct {
+	Period string // the period of a periodic segment's id
+	Value  int64
+	// Snowflake is the time, machine and sequence of a snowflake's id; nil for the
+	// others.
+	Snowflake *snowflake.State
+}
+
+// maxExact is the largest integer that a JSON reader using float64 keeps exactly.
+const maxExact = 1 << 53
+
+// MarshalJSON writes d in the form its doc gives.
+func (d Decoded) MarshalJSON() ([]byte, error) {
+	type snow struct {
+		Time     string `json:"time"`
+		Machine  int    `json:"machine"`
+		Sequence int    `json:"sequence"`
+	}
+	var out struct {
+		Period string          `json:"period,omitempty"`
+		Value  json.RawMessage `json:"value"`
+		*snow
+	}
+	out.Period = d.Period
+	out.Value = json.RawMessage(strconv.FormatInt(d.Value, 10))
+	if d.Value > maxExact || d.Value < -maxExact {
+		out.Value = json.RawMessage(strconv.Quote(string(out.Value)))
+	}
+	if s := d.Snowflake; s != nil {
+		out.snow = &snow{Time: s.Time.Format("2006-01-02T15:04:05.000Z07:00"), Machine: s.Machine, Sequence: s.Sequence}
+	}
+	return json.Marshal(out)
+}
+
+// Decode returns what text, a text of the generator name, stands for, without
+// opening anything. A text that the generator's codec cannot make is an error that
+// says why.
+func (c Config) Decode(name, text string) (Decoded, error) {
+	p, err := c.plan(name)
+	if err != nil {
+		return Decoded{}, err
+	}
+	return p.decode(text)
+}
+
+// Decode returns what text, a text of the generator name, stands for.
+func (rt *Runtime) Decode(name, text string) (Decoded, error) {
+	g, err := rt.generator(name)
+	if err != nil {
+		return Decoded{}, err
+	}
+	return g.plan.decode(text)
+}
+
+func (p *plan) decode(text string) (Decoded, error) {
+	if p.grouped != nil {
+		id, err := p.grouped.Decode(text)
+		if err != nil {
+			return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
+		}
+		return Decoded{Period: id.Period, Value: id.Value}, nil
+	}
+	v, err := p.codec.Decode(text)
+	if err != nil {
+		return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
+	}
+	d := Decoded{Value: v}
+	if p.strategy == strategySnowflake {
+		s := p.layout.Parse(v)
+		if back, err := p.layout.Compose(s); err != nil || back != v {
+			return Decoded{}, fmt.Errorf("cosid: generator %q: %d is not an id of its layout", p.name, v)
+		}
+		s.Time = s.Time.In(p.zone)
+		d.Snowflake = &s
+	}
+	return d, nil
+}
+
+// zoneOf returns the zone of a codec list's friendly item, or UTC.
+func zoneOf(list []CodecItem) *time.Location {
+	for _, it := range list {
+		if it.Friendly != nil && it.Friendly.Zone != "" {
+			if loc, err := loadZone(it.Friendly.Zone); err == nil {
+				return loc
+			}
+		}
+	}
+	return time.UTC
+}

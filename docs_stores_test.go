@@ -1,0 +1,9 @@
+package cosid_test
+
+// The store types of the docs' examples beyond the root's own, so that their
+// configurations pass Load's checks as a binary that links them would.
+import (
+	_ "github.com/cosid-go/cosid/store/etcdstore"
+	_ "github.com/cosid-go/cosid/store/httpstore"
+	_ "github.com/jackc/pgx/v5/stdlib"
+)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package leasemodel
+
+const raceEnabled = false

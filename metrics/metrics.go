@@ -1,0 +1,150 @@
+// Package metrics exports CosId's events as Prometheus metrics: the reservations and
+// waits of segment generators, the slot leases of Snowflake generators, and the
+// requests of a server. Nothing here runs on a generator's hot path: ids are counted
+// by the ranges reserved, not one by one.
+//
+//	m, err := metrics.New(prometheus.DefaultRegisterer)
+//	…
+//	g, err := segment.New(st, "app/order", policy, m.SegmentOption("db"))
+package metrics
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/snowflake"
+	"github.com/cosid-go/cosid/store"
+)
+
+// Metrics holds CosId's collectors, registered with one registry.
+type Metrics struct {
+	reservations *prometheus.CounterVec
+	reservedIDs  *prometheus.CounterVec
+	reserveTime  *prometheus.HistogramVec
+	failures     *prometheus.CounterVec
+	waits        *prometheus.HistogramVec
+	leasesHeld   *prometheus.GaugeVec
+	leaseEvents  *prometheus.CounterVec
+	requests     *prometheus.CounterVec
+	requestTime  *prometheus.HistogramVec
+}
+
+// latencyBuckets span a local store's tens of microseconds to a slow network's
+// seconds.
+var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 4, 10)
+
+// New returns the collectors, registered with reg.
+func New(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		reservations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosid_reservations_total", Help: "Ranges reserved from a store, by store and key.",
+		}, []string{"store", "key"}),
+		reservedIDs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosid_reserved_ids_total", Help: "Ids in the ranges reserved, by store and key: the ids a generator may issue.",
+		}, []string{"store", "key"}),
+		reserveTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "cosid_reservation_seconds", Help: "Latency of reservations that succeeded, by store.", Buckets: latencyBuckets,
+		}, []string{"store"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosid_reservation_failures_total", Help: "Reservations that failed, by store and key.",
+		}, []string{"store", "key"}),
+		waits: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "cosid_caller_wait_seconds", Help: "Callers of Next that waited for a reservation, and how long, by key.", Buckets: latencyBuckets,
+		}, []string{"key"}),
+		leasesHeld: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "cosid_leases_held", Help: "Slot leases held by this process, by namespace.",
+		}, []string{"namespace"}),
+		leaseEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosid_lease_events_total", Help: "Slot lease events (acquired, renewed, lost, released), by namespace.",
+		}, []string{"namespace", "event"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosid_http_requests_total", Help: "HTTP requests served, by route and status code.",
+		}, []string{"route", "code"}),
+		requestTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "cosid_http_request_seconds", Help: "Latency of HTTP requests, by route.", Buckets: latencyBuckets,
+		}, []string{"route"}),
+	}
+	var errs []error
+	for _, c := range []prometheus.Collector{m.reservations, m.reservedIDs, m.reserveTime, m.failures, m.waits,
+		m.leasesHeld, m.leaseEvents, m.requests, m.requestTime} {
+		errs = append(errs, reg.Register(c))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Segment returns the observer of segment generators on the store named storeName.
+func (m *Metrics) Segment(storeName string) segment.Observer {
+	return segmentObserver{m: m, store: storeName}
+}
+
+// SegmentOption returns the option that reports a segment generator's events on the
+// store named storeName.
+func (m *Metrics) SegmentOption(storeName string) segment.Option {
+	return segment.WithObserver(m.Segment(storeName))
+}
+
+type segmentObserver struct {
+	m     *Metrics
+	store string
+}
+
+func (o segmentObserver) Reserved(key string, r store.Range, took time.Duration) {
+	o.m.reservations.WithLabelValues(o.store, key).Inc()
+	o.m.reservedIDs.WithLabelValues(o.store, key).Add(float64(r.Len()))
+	o.m.reserveTime.WithLabelValues(o.store).Observe(took.Seconds())
+}
+
+func (o segmentObserver) RefillFailed(key string, _ error, _ time.Duration) {
+	o.m.failures.WithLabelValues(o.store, key).Inc()
+}
+
+func (o segmentObserver) Waited(key string, took time.Duration) {
+	o.m.waits.WithLabelValues(key).Observe(took.Seconds())
+}
+
+// Leases returns the observer of Snowflake generators' slot leases.
+func (m *Metrics) Leases() *LeaseObserver { return &LeaseObserver{m: m} }
+
+// LeaseObserver counts the lease events of Snowflake generators; it is a
+// snowflake.Observer.
+type LeaseObserver struct{ m *Metrics }
+
+// LeaseAcquired counts a lease taken.
+func (o *LeaseObserver) LeaseAcquired(l store.Lease) {
+	o.m.leasesHeld.WithLabelValues(l.Namespace).Inc()
+	o.m.leaseEvents.WithLabelValues(l.Namespace, "acquired").Inc()
+}
+
+// LeaseRenewed counts a lease renewed.
+func (o *LeaseObserver) LeaseRenewed(l store.Lease) {
+	o.m.leaseEvents.WithLabelValues(l.Namespace, "renewed").Inc()
+}
+
+// LeaseLost counts a lease lost, which stops its generator.
+func (o *LeaseObserver) LeaseLost(l store.Lease, _ error) {
+	o.m.leasesHeld.WithLabelValues(l.Namespace).Dec()
+	o.m.leaseEvents.WithLabelValues(l.Namespace, "lost").Inc()
+}
+
+// LeaseReleased counts a lease given back.
+func (o *LeaseObserver) LeaseReleased(l store.Lease) {
+	o.m.leasesHeld.WithLabelValues(l.Namespace).Dec()
+	o.m.leaseEvents.WithLabelValues(l.Namespace, "released").Inc()
+}
+
+// ObserveHTTP counts a request of route answered with code after took.
+func (m *Metrics) ObserveHTTP(route string, code int, took time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+	m.requestTime.WithLabelValues(route).Observe(took.Seconds())
+}
+
+// SnowflakeOption returns the option that reports a Snowflake generator's lease
+// events.
+func (m *Metrics) SnowflakeOption() snowflake.Option { return snowflake.WithObserver(m.Leases()) }

@@ -1,0 +1,5 @@
+//go:build cosid_plant_hostzone
+
+package segment
+
+const plantHostZone = true

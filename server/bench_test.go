@@ -1,0 +1,75 @@
+package server
+
+import (
+	"github.com/cosid-go/cosid"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// discard is a ResponseWriter that keeps nothing, so that the benchmarks measure the
+// handlers, not a recorder.
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discard) WriteHeader(int)             {}
+
+func benchHandler(b *testing.B, h http.Handler, target string, header ...string) {
+	req := httptest.NewRequest("GET", target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		w := &discard{h: http.Header{}}
+		for pb.Next() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		}
+	})
+}
+
+// BenchmarkConstant is the baseline: a bare handler that writes a constant.
+func BenchmarkConstant(b *testing.B) {
+	body := []byte("42\n")
+	benchHandler(b, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write(body)
+	}), "/")
+}
+
+// benchConfig has generators with the default batch policy.
+const benchConfig = `
+cosid:
+  stores:
+    mem: { type: memory }
+  generators:
+    order: { strategy: segment, store: mem }
+    code: { strategy: segment, store: mem, codec: [ { prefix: { value: "C-" } } ] }
+`
+
+func BenchmarkNext(b *testing.B) {
+	cfg, err := cosid.ParseConfig([]byte(benchConfig))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := cosid.Open(b.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	s := New(rt, WithLogger(nil))
+	for _, bc := range []struct {
+		name, target string
+		header       []string
+	}{
+		{"count=1", "/v1/generators/order/next", nil},
+		{"count=100", "/v1/generators/order/next?count=100", nil},
+		{"count=1000", "/v1/generators/order/next?count=1000", nil},
+		{"count=1000/json", "/v1/generators/order/next?count=1000", []string{"Accept", "application/json"}},
+		{"count=1000/codec", "/v1/generators/code/next?count=1000", nil},
+	} {
+		b.Run(bc.name, func(b *testing.B) { benchHandler(b, s, bc.target, bc.header...) })
+	}
+}

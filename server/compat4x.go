@@ -1,0 +1,391 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// CosId 4.x's proxy-server API: what cosid-proxy's ProxyIdSegmentDistributor and
+// ProxyMachineIdDistributor call. Its answers are 4.x's: a bare JSON number, an
+// empty 200, or an error body {"code","msg","errors"} whose code the 4.x client reads
+// (M-01 overflow, M-02 not found, M-03 lost).
+
+// error4x is the error body of the 4.x API.
+type error4x struct {
+	Code   string `json:"code"`
+	Msg    string `json:"msg"`
+	Errors []any  `json:"errors"`
+}
+
+// The error codes of 4.x's machine API.
+const (
+	codeOverflow = "M-01"
+	codeNotFound = "M-02"
+	codeLost     = "M-03"
+)
+
+// LeaseFinder is implemented by slot lease stores that can look up an owner's
+// current lease of a namespace. With it, a CosId 4.x guard or revert may reach any
+// server; without it, a server finds only the leases that it handed out itself.
+type LeaseFinder interface {
+	// FindLease returns the lease of namespace held by owner; ok is false when the
+	// owner holds none.
+	FindLease(ctx context.Context, namespace, owner string) (l store.Lease, ok bool, err error)
+}
+
+// machines4x is what a server remembers of the 4.x instances it leased slots to,
+// for stores that are not a LeaseFinder.
+type machines4x struct {
+	mu     sync.Mutex
+	leases map[[2]string]store.Lease // by namespace and instance id
+}
+
+func (m *machines4x) find(ctx context.Context, st store.SlotLeaseStore, ns, instance string) (store.Lease, bool, error) {
+	if f, ok := st.(LeaseFinder); ok {
+		return f.FindLease(ctx, ns, instance)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.leases[[2]string{ns, instance}]
+	return l, ok, nil
+}
+
+func (m *machines4x) keep(l store.Lease) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.leases == nil {
+		m.leases = map[[2]string]store.Lease{}
+	}
+	m.leases[[2]string{l.Namespace, l.OwnerKey}] = l
+}
+
+func (m *machines4x) forget(l store.Lease) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.leases, [2]string{l.Namespace, l.OwnerKey})
+}
+
+func (s *Server) routes4x() {
+	s.handle4x("POST /segments/distributor/{namespace}/{name}", s.createSegment4x)
+	s.handle4x("PATCH /segments/{namespace}/{name}", s.nextMaxID4x)
+	s.handle4x("POST /machines/{namespace}", s.distribute4x)
+	s.handle4x("PATCH /machines/{namespace}", s.guard4x)
+	s.handle4x("DELETE /machines/{namespace}", s.revert4x)
+	s.handle("GET /ids/{name}", s.id4x)
+	s.handle("GET /ids/as-string/{name}", s.idAsString4x)
+}
+
+// err4x is an error answered with its 4.x status and code.
+type err4x struct {
+	status int
+	code   string
+	err    error
+}
+
+func (e *err4x) Error() string { return e.err.Error() }
+
+func bad4x(err error) error { return &err4x{http.StatusBadRequest, "400", err} }
+
+// handle4x registers a route of the 4.x API, whose errors have 4.x's form.
+func (s *Server) handle4x(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
+	s.handle(pattern, func(w http.ResponseWriter, r *http.Request) error {
+		if err := h(w, r); err != nil {
+			s.fail4x(w, r, err)
+		}
+		return nil
+	})
+}
+
+// fail4x answers err in 4.x's form: an *err4x as it says; of a store's errors, bad
+// input 400, a sealed or exhausted key 409, the rest 503.
+func (s *Server) fail4x(w http.ResponseWriter, r *http.Request, err error) {
+	var e *err4x
+	var ae *apiError
+	switch {
+	case errors.As(err, &e):
+	case errors.As(err, &ae):
+		e = &err4x{ae.status, strconv.Itoa(ae.status), err}
+	case errors.Is(err, store.ErrInvalidArgument), errors.Is(err, store.ErrNamespaceConflict):
+		e = &err4x{http.StatusBadRequest, "400", err}
+	case errors.Is(err, store.ErrSealed), errors.Is(err, store.ErrExhausted):
+		e = &err4x{http.StatusConflict, "409", err}
+	default:
+		e = &err4x{http.StatusServiceUnavailable, "503", err}
+		w.Header().Set("Retry-After", "1")
+		s.logger.Warn("server: store unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	write4x(w, e.status, error4x{Code: e.code, Msg: e.err.Error(), Errors: []any{}})
+}
+
+// write4x writes v as JSON without a final newline: the 4.x client parses a bare
+// number with Long.parseLong, which takes nothing after the digits.
+func write4x(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v) // numbers and 4.x's structs always encode
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// int64Param reads the query parameter name as a whole number ≥ min.
+func int64Param(r *http.Request, name string, def, min int64) (int64, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < min {
+		return 0, fmt.Errorf("%s %q: want a whole number ≥ %d", name, v, min)
+	}
+	return n, nil
+}
+
+func segmentKey4x(r *http.Request) string {
+	return r.PathValue("namespace") + "/" + r.PathValue("name")
+}
+
+// createSegment4x serves POST /segments/distributor/{namespace}/{name}?offset=&step=:
+// the key starts so that the first PATCH answers offset+step. It reserves the single
+// value offset, which 4.x never hands out (a client owns (maxId−step, maxId]); a key
+// that exists is left as it is, apart from that one value.
+func (s *Server) createSegment4x(w http.ResponseWriter, r *http.Request) error {
+	offset, err := int64Param(r, "offset", 0, 0)
+	if err != nil {
+		return bad4x(err)
+	}
+	if _, err := int64Param(r, "step", 1, 1); err != nil {
+		return bad4x(err)
+	}
+	key := segmentKey4x(r)
+	if _, known := s.created4x.Load(key); known {
+		return nil
+	}
+	st, err := s.rangeStore(r.Context())
+	if err != nil {
+		return err
+	}
+	if _, err := st.Reserve(r.Context(), key, 1, offset); err != nil {
+		return err
+	}
+	s.created4x.Store(key, true)
+	return nil
+}
+
+// nextMaxID4x serves PATCH /segments/{namespace}/{name}?step=: the new max id, as a
+// bare JSON number. A key never created starts at offset 0.
+func (s *Server) nextMaxID4x(w http.ResponseWriter, r *http.Request) error {
+	step, err := int64Param(r, "step", -1, 1)
+	if err != nil || step < 0 {
+		return bad4x(fmt.Errorf("step: want a whole number ≥ 1 (%v)", err))
+	}
+	st, err := s.rangeStore(r.Context())
+	if err != nil {
+		return err
+	}
+	rg, err := st.Reserve(r.Context(), segmentKey4x(r), step, 1)
+	if err != nil {
+		return err
+	}
+	write4x(w, http.StatusOK, rg.End-1)
+	return nil
+}
+
+// machineState4x is 4.x's MachineState.
+type machineState4x struct {
+	MachineID     int   `json:"machineId"`
+	LastTimeStamp int64 `json:"lastTimeStamp"`
+}
+
+// machineArgs are the query parameters of the machine routes.
+type machineArgs struct {
+	ns, instance string
+	bits         int
+	ttl          time.Duration
+}
+
+func machineQuery(r *http.Request, needBits, needTTL bool) (machineArgs, error) {
+	q := r.URL.Query()
+	a := machineArgs{ns: r.PathValue("namespace"), instance: q.Get("instanceId")}
+	if a.instance == "" {
+		return a, bad4x(errors.New("instanceId is missing"))
+	}
+	if v := q.Get("stable"); v != "" && v != "true" && v != "false" {
+		return a, bad4x(fmt.Errorf("stable %q: want true or false", v))
+	}
+	if needBits {
+		bits, err := strconv.Atoi(q.Get("machineBit"))
+		if err != nil || bits < 1 || bits > 22 {
+			return a, bad4x(fmt.Errorf("machineBit %q: want 1–22", q.Get("machineBit")))
+		}
+		a.bits = bits
+	}
+	if needTTL {
+		ttl, err := parseJavaDuration(q.Get("safeGuardDuration"))
+		if err != nil {
+			return a, bad4x(fmt.Errorf("safeGuardDuration: %w", err))
+		}
+		a.ttl = ttl
+	}
+	return a, nil
+}
+
+// lastTimeStamp is the highest stamp an earlier owner of l's slot could have used:
+// the 4.x client's clock guard waits until its clock passes it.
+func lastTimeStamp(l store.Lease) int64 { return max(l.Floor-1, 0) }
+
+// distribute4x serves POST /machines/{namespace}: the instance's machine id, the
+// same one while its lease holds. Machine ids are slots of the namespace, handed out
+// from 0 upward; the lease lasts safeGuardDuration unless guarded.
+func (s *Server) distribute4x(w http.ResponseWriter, r *http.Request) error {
+	a, err := machineQuery(r, true, true)
+	if err != nil {
+		return err
+	}
+	st, err := s.leaseStore(r.Context())
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if l, ok, err := s.machines.find(ctx, st, a.ns, a.instance); err != nil {
+		return err
+	} else if ok {
+		renewed, err := st.Renew(ctx, l, a.ttl)
+		if err == nil {
+			s.machines.keep(renewed)
+			write4x(w, http.StatusOK, machineState4x{renewed.Slot, lastTimeStamp(renewed)})
+			return nil
+		}
+		if !errors.Is(err, store.ErrLeaseLost) {
+			return err
+		}
+		s.machines.forget(l)
+	}
+	l, err := st.Acquire(ctx, store.LeaseRequest{Namespace: a.ns, OwnerKey: a.instance, Limit: min(1<<a.bits, store.MaxSlots),
+		TTL: a.ttl, Preferred: -1})
+	switch {
+	case errors.Is(err, store.ErrNoFreeSlot):
+		return &err4x{http.StatusBadRequest, codeOverflow, fmt.Errorf("machine ids of namespace %q (%d bits) are all taken: %w", a.ns, a.bits, err)}
+	case err != nil:
+		return err
+	}
+	s.machines.keep(l)
+	write4x(w, http.StatusOK, machineState4x{l.Slot, lastTimeStamp(l)})
+	return nil
+}
+
+// instanceLease reads the query of a guard or revert and finds the instance's lease.
+func (s *Server) instanceLease(r *http.Request, needTTL bool) (machineArgs, store.SlotLeaseStore, store.Lease, bool, error) {
+	a, err := machineQuery(r, false, needTTL)
+	if err != nil {
+		return a, nil, store.Lease{}, false, err
+	}
+	st, err := s.leaseStore(r.Context())
+	if err != nil {
+		return a, nil, store.Lease{}, false, err
+	}
+	l, ok, err := s.machines.find(r.Context(), st, a.ns, a.instance)
+	return a, st, l, ok, err
+}
+
+// guard4x serves PATCH /machines/{namespace}: renews the instance's lease; M-02 when
+// it has none, M-03 when another instance took its machine id.
+func (s *Server) guard4x(w http.ResponseWriter, r *http.Request) error {
+	a, st, l, ok, err := s.instanceLease(r, true)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return &err4x{http.StatusBadRequest, codeNotFound, fmt.Errorf("instance %q holds no machine id of namespace %q", a.instance, a.ns)}
+	}
+	renewed, err := st.Renew(r.Context(), l, a.ttl)
+	switch {
+	case errors.Is(err, store.ErrLeaseLost):
+		s.machines.forget(l)
+		return &err4x{http.StatusBadRequest, codeLost, fmt.Errorf("instance %q lost machine id %d of namespace %q: %w", a.instance, l.Slot, a.ns, err)}
+	case err != nil:
+		return err
+	}
+	s.machines.keep(renewed)
+	return nil
+}
+
+// revert4x serves DELETE /machines/{namespace}: a stable instance keeps its machine
+// id, to get it back when it starts again; another gives it back, stamped with the
+// server's now as its last time.
+func (s *Server) revert4x(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Query().Get("stable") == "true" {
+		_, err := machineQuery(r, false, false)
+		return err
+	}
+	_, st, l, ok, err := s.instanceLease(r, false)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return nil // reverting what is not held is done: 4.x's revert is idempotent
+	}
+	s.machines.forget(l)
+	err = st.Release(r.Context(), l, min(s.now().UnixMilli(), l.Ceiling))
+	if err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		return err
+	}
+	return nil
+}
+
+// id4x serves GET /ids/{name}: the next id of a segment or snowflake generator, as a
+// bare JSON number.
+func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.generator(r)
+	if err != nil {
+		return err
+	}
+	g.used.Store(true)
+	var v int64
+	switch g.info.Strategy {
+	case strategySegment:
+		seg, err := s.rt.Segment(g.info.Name)
+		if err != nil {
+			return err
+		}
+		v, err = seg.Next()
+		if err != nil {
+			return err
+		}
+	case strategySnowflake:
+		snow, err := s.rt.Snowflake(g.info.Name)
+		if err != nil {
+			return err
+		}
+		if v, err = snow.Next(); err != nil {
+			return err
+		}
+	default:
+		return badRequest("generator %q is a %s generator, whose ids are text: use /ids/as-string/%s", g.info.Name, g.info.Strategy, g.info.Name)
+	}
+	write4x(w, http.StatusOK, v)
+	return nil
+}
+
+// idAsString4x serves GET /ids/as-string/{name}: the text of the next id, as plain
+// text.
+func (s *Server) idAsString4x(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.generator(r)
+	if err != nil {
+		return err
+	}
+	g.used.Store(true)
+	text, err := s.rt.Next(g.info.Name)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, err = w.Write([]byte(text))
+	return err
+}

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/memstore"
+)
+
+// testConfig has a generator of every strategy on a memory store.
+const testConfig = `
+cosid:
+  namespace: test
+  stores:
+    mem: { type: memory }
+  generators:
+    order: { strategy: segment, store: mem, step: 10 }
+    code:
+      strategy: segment
+      store: mem
+      codec: [ { prefix: { value: "C-" } }, { radix: { radix: 10, width: 6, pad-start: true } } ]
+    bill:
+      strategy: periodic-segment
+      store: mem
+      period: YEAR_MONTH_DAY
+      zone: UTC
+    event: { strategy: snowflake, store: mem, owner-key: test-host }
+`
+
+// openRuntime opens testConfig and closes it when t ends.
+func openRuntime(t testing.TB) *cosid.Runtime {
+	t.Helper()
+	cfg, err := cosid.ParseConfig([]byte(testConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// newServer returns a Server of testConfig that serves st (a new memstore when nil).
+func newServer(t testing.TB, st store.RangeStore, opts ...Option) *Server {
+	t.Helper()
+	if st == nil {
+		st = memstore.New()
+	}
+	opts = append([]Option{WithStore(st), WithLogger(nil)}, opts...)
+	return New(openRuntime(t), opts...)
+}
+
+// do sends a request to h and returns the answer's status, headers and body.
+func do(t testing.TB, h http.Handler, method, target, body string, header ...string) (int, http.Header, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequestWithContext(t.Context(), method, target, rd)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Header(), rec.Body.String()
+}
+
+// downStore is a store whose backend is down: every call fails with errDown.
+type downStore struct{}
+
+var errDown = errors.New("connection refused")
+
+func (downStore) Reserve(context.Context, string, int64, int64) (store.Range, error) {
+	return store.Range{}, errDown
+}
+func (downStore) Seal(context.Context, string) error { return errDown }
+func (downStore) Acquire(context.Context, store.LeaseRequest) (store.Lease, error) {
+	return store.Lease{}, errDown
+}
+func (downStore) Renew(context.Context, store.Lease, time.Duration) (store.Lease, error) {
+	return store.Lease{}, errDown
+}
+func (downStore) Release(context.Context, store.Lease, int64) error { return errDown }
+func (downStore) Close() error                                      { return nil }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }

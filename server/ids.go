@@ -1,0 +1,330 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/codec"
+)
+
+// MaxCount is the most ids one request of /next or /range asks for.
+const MaxCount = 10_000
+
+// generator is a configured generator with its text forms. The runtime builds the
+// generator itself on its first use, so it is looked up on every request.
+type generator struct {
+	used    atomic.Bool // this server has served the generator's ids: it is built
+	info    cosid.GeneratorInfo
+	codec   codec.Codec        // segment and snowflake
+	grouped codec.GroupedCodec // periodic-segment
+	decimal bool               // codec writes plain decimal: ids are appended without it
+}
+
+// generators returns rt's generators by name.
+func generators(rt *cosid.Runtime) map[string]*generator {
+	gens := map[string]*generator{}
+	for _, info := range rt.Generators() {
+		g := &generator{info: info}
+		g.codec, _ = rt.Codec(info.Name)
+		g.grouped, _ = rt.GroupedCodec(info.Name)
+		g.decimal = g.codec != nil && isDecimal(g.codec)
+		gens[info.Name] = g
+	}
+	return gens
+}
+
+func (s *Server) generator(r *http.Request) (*generator, error) {
+	name := r.PathValue("name")
+	if g := s.gens[name]; g != nil {
+		return g, nil
+	}
+	configured := "none"
+	if len(s.names) > 0 {
+		configured = strings.Join(s.names, ", ")
+	}
+	return nil, fmt.Errorf("%w %q; configured: %s", cosid.ErrUnknownGenerator, name, configured)
+}
+
+// count reads the count parameter: 1–MaxCount, default 1.
+func count(r *http.Request) (int64, error) {
+	v := r.URL.Query().Get("count")
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 || n > MaxCount {
+		return 0, badRequest("count %q: want a whole number from 1 to %d", v, MaxCount)
+	}
+	return n, nil
+}
+
+// isDecimal reports whether c writes every id as strconv.FormatInt does, judged by
+// values of every length from 1 to 19 digits: a prefix, a suffix, another radix or a
+// padded width shows in one of them.
+func isDecimal(c codec.Codec) bool {
+	for v := int64(1); ; v = v*10 + 7 {
+		text, err := c.Encode(v - 1)
+		if err != nil || text != strconv.FormatInt(v-1, 10) {
+			return false
+		}
+		if v > math.MaxInt64/10 {
+			text, err := c.Encode(math.MaxInt64)
+			return err == nil && text == strconv.FormatInt(math.MaxInt64, 10)
+		}
+	}
+}
+
+// appendNext appends the texts of g's next n ids to buf with each. A segment's ids
+// come as one range; the others come one by one from the runtime, which also
+// replaces a Snowflake generator that lost its lease.
+func (s *Server) appendNext(g *generator, w *idWriter, n int64) error {
+	g.used.Store(true)
+	if g.info.Strategy == strategySegment {
+		seg, err := s.rt.Segment(g.info.Name)
+		if err != nil {
+			return err
+		}
+		rg, err := seg.NextRange(n)
+		if err != nil {
+			return err
+		}
+		for v := rg.Start; v < rg.End; v++ {
+			if g.decimal {
+				w.decimal(v)
+				continue
+			}
+			text, err := g.codec.Encode(v)
+			if err != nil {
+				return err
+			}
+			w.text(text)
+		}
+		return nil
+	}
+	for range n {
+		text, err := s.rt.Next(g.info.Name)
+		if err != nil {
+			return err
+		}
+		w.text(text)
+	}
+	return nil
+}
+
+// The strategies whose generators the server treats apart.
+const (
+	strategySegment   = "segment"
+	strategyPeriodic  = "periodic-segment"
+	strategySnowflake = "snowflake"
+)
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// idWriter appends ids to a buffer: one a line, or as the strings of a JSON array.
+type idWriter struct {
+	buf    *bytes.Buffer
+	asJSON bool
+	n      int
+	digits [24]byte
+}
+
+func (w *idWriter) sep() {
+	if w.asJSON && w.n > 0 {
+		w.buf.WriteByte(',')
+	}
+	w.n++
+}
+
+// text appends the text of an id.
+func (w *idWriter) text(text string) {
+	w.sep()
+	if w.asJSON {
+		b, _ := json.Marshal(text) // a string always encodes
+		w.buf.Write(b)
+		return
+	}
+	w.buf.WriteString(text)
+	w.buf.WriteByte('\n')
+}
+
+// decimal appends v in decimal, as text(strconv.FormatInt(v, 10)) would, without a
+// string.
+func (w *idWriter) decimal(v int64) {
+	w.sep()
+	if w.asJSON {
+		d := strconv.AppendInt(append(w.digits[:0], '"'), v, 10)
+		w.buf.Write(append(d, '"'))
+		return
+	}
+	w.buf.Write(append(strconv.AppendInt(w.digits[:0], v, 10), '\n'))
+}
+
+// wantsJSON reports whether the client asked for JSON.
+func wantsJSON(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+// next serves GET /v1/generators/{name}/next?count=N.
+func (s *Server) next(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.generator(r)
+	if err != nil {
+		return err
+	}
+	n, err := count(r)
+	if err != nil {
+		return err
+	}
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		buf.Reset()
+		buffers.Put(buf)
+	}()
+	ct := "text/plain; charset=utf-8"
+	iw := &idWriter{buf: buf, asJSON: wantsJSON(r)}
+	if iw.asJSON {
+		ct = "application/json"
+		buf.WriteString(`{"ids":[`)
+		err = s.appendNext(g, iw, n)
+		buf.WriteString("]}\n")
+	} else {
+		err = s.appendNext(g, iw, n)
+	}
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h["Content-Type"] = []string{ct}
+	h["Cache-Control"] = []string{"no-store"}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// nextRange serves GET /v1/generators/{name}/range?count=N.
+func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.generator(r)
+	if err != nil {
+		return err
+	}
+	if g.info.Strategy != strategySegment {
+		return badRequest("generator %q is a %s generator; only a segment generator hands out ranges", g.info.Name, g.info.Strategy)
+	}
+	n, err := count(r)
+	if err != nil {
+		return err
+	}
+	g.used.Store(true)
+	seg, err := s.rt.Segment(g.info.Name)
+	if err != nil {
+		return err
+	}
+	rg, err := seg.NextRange(n)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"start": strconv.FormatInt(rg.Start, 10), "end": strconv.FormatInt(rg.End, 10)})
+	return nil
+}
+
+// generatorJSON is an entry of GET /v1/generators.
+type generatorJSON struct {
+	Name     string `json:"name"`
+	Strategy string `json:"strategy"`
+	Key      string `json:"key"`
+	Store    string `json:"store,omitempty"`
+	State    string `json:"state"` // idle (not served yet), serving, or failing: the last error
+}
+
+// inventory serves GET /v1/generators.
+func (s *Server) inventory(w http.ResponseWriter, _ *http.Request) error {
+	out := struct {
+		Generators []generatorJSON `json:"generators"`
+	}{Generators: []generatorJSON{}}
+	for _, name := range s.names {
+		g := s.gens[name]
+		out.Generators = append(out.Generators, generatorJSON{Name: name, Strategy: g.info.Strategy, Key: g.info.Key,
+			Store: g.info.Store, State: s.state(g)})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// state tells whether g is idle (this server has not served it, so it may not be
+// built), serving, or failing with the last error of a reservation.
+func (s *Server) state(g *generator) string {
+	if !g.used.Load() {
+		return "idle"
+	}
+	var err error
+	switch g.info.Strategy {
+	case strategySegment:
+		_, err = s.rt.Segment(g.info.Name)
+	case strategyPeriodic:
+		_, err = s.rt.Periodic(g.info.Name)
+	default:
+		_, err = s.rt.Snowflake(g.info.Name)
+	}
+	if err != nil {
+		return "failing: " + err.Error()
+	}
+	for _, st := range s.segmentStats(g) {
+		if st.LastError != nil {
+			return "failing: " + st.LastError.Error()
+		}
+	}
+	return "serving"
+}
+
+// decoded is the answer of /decode.
+type decoded struct {
+	Period   string `json:"period,omitempty"`
+	Value    string `json:"value"`
+	Time     string `json:"time,omitempty"`
+	Machine  *int   `json:"machine,omitempty"`
+	Sequence *int   `json:"sequence,omitempty"`
+}
+
+// decode serves GET /v1/generators/{name}/decode?text=….
+func (s *Server) decode(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.generator(r)
+	if err != nil {
+		return err
+	}
+	if !r.URL.Query().Has("text") {
+		return badRequest("text is missing: want ?text=an id of %q", g.info.Name)
+	}
+	text := r.URL.Query().Get("text")
+	var out decoded
+	if g.grouped != nil {
+		id, err := g.grouped.Decode(text)
+		if err != nil {
+			return badRequest("text %q: %v", text, err)
+		}
+		out = decoded{Period: id.Period, Value: strconv.FormatInt(id.Value, 10)}
+	} else {
+		v, err := g.codec.Decode(text)
+		if err != nil {
+			return badRequest("text %q: %v", text, err)
+		}
+		out.Value = strconv.FormatInt(v, 10)
+		if g.info.Strategy == strategySnowflake {
+			snow, err := s.rt.Snowflake(g.info.Name)
+			if err != nil {
+				return err
+			}
+			st := snow.Layout().Parse(v)
+			out.Time = st.Time.UTC().Format(time.RFC3339Nano)
+			out.Machine, out.Sequence = &st.Machine, &st.Sequence
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"time"
+
+	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/store"
+)
+
+//go:embed status.html
+var statusHTML string
+
+var statusPage = template.Must(template.New("status").Parse(statusHTML))
+
+// statusView is what the status page shows.
+type statusView struct {
+	Started, Now string
+	Generators   []generatorView
+	Leases       []leaseView
+	Checks       []checkView
+}
+
+type generatorView struct {
+	Name, Strategy, Store, Key string
+	Rows                       []statsView // a segment's one, a periodic segment's current and next
+	Note                       string      // why there are no rows
+}
+
+type statsView struct {
+	Key, Current, Next, Batch, Rate, LastReserve, Reserves, Failures, LastError string
+}
+
+type leaseView struct {
+	Generator, Namespace, Owner, Slot, Fence, Expires string
+}
+
+type checkView struct {
+	Name string
+	OK   bool
+	Err  string
+}
+
+func viewStats(st segment.Stats) statsView {
+	v := statsView{
+		Key:         st.Key,
+		Current:     "none yet",
+		Batch:       fmt.Sprint(st.Batch),
+		Rate:        fmt.Sprintf("%.1f", st.Rate),
+		LastReserve: st.LastReserve.Round(time.Microsecond).String(),
+		Reserves:    fmt.Sprint(st.Reserves),
+		Failures:    fmt.Sprint(st.Failures),
+	}
+	if st.Current.Len() > 0 {
+		v.Current, v.Next = st.Current.String(), fmt.Sprint(st.Next)
+	}
+	if st.LastError != nil {
+		v.LastError = st.LastError.Error()
+	}
+	return v
+}
+
+// SegmentStats returns the Stats of the segment and periodic-segment generators that
+// this server has served, for metrics.NewStatsCollector. It builds no generator.
+func (s *Server) SegmentStats() []segment.Stats {
+	var all []segment.Stats
+	for _, name := range s.names {
+		all = append(all, s.segmentStats(s.gens[name])...)
+	}
+	return all
+}
+
+// segmentStats returns the Stats of g, when it is a segment or periodic segment that
+// this server served.
+func (s *Server) segmentStats(g *generator) []segment.Stats {
+	if !g.used.Load() {
+		return nil
+	}
+	switch g.info.Strategy {
+	case strategySegment:
+		if seg, err := s.rt.Segment(g.info.Name); err == nil {
+			return []segment.Stats{seg.Stats()}
+		}
+	case strategyPeriodic:
+		if per, err := s.rt.Periodic(g.info.Name); err == nil {
+			return per.Stats()
+		}
+	}
+	return nil
+}
+
+// Leases returns the slot leases of the Snowflake generators that this server has
+// served, for metrics.NewLeaseCollector. It builds no generator.
+func (s *Server) Leases() []store.Lease {
+	var all []store.Lease
+	for _, name := range s.names {
+		if l, ok := s.lease(s.gens[name]); ok {
+			all = append(all, l)
+		}
+	}
+	return all
+}
+
+// lease returns the lease of g, when it is a Snowflake generator that this server
+// served and that leases its machine id.
+func (s *Server) lease(g *generator) (store.Lease, bool) {
+	if !g.used.Load() || g.info.Strategy != strategySnowflake {
+		return store.Lease{}, false
+	}
+	snow, err := s.rt.Snowflake(g.info.Name)
+	if err != nil {
+		return store.Lease{}, false
+	}
+	return snow.Lease()
+}
+
+// status serves GET /: one server-rendered page, no script, no external asset. It
+// shows only the generators this server has served: looking at the page builds none.
+func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
+	view := statusView{Started: s.started.UTC().Format(time.RFC3339), Now: s.now().UTC().Format(time.RFC3339)}
+	for _, name := range s.names {
+		g := s.gens[name]
+		gv := generatorView{Name: name, Strategy: g.info.Strategy, Store: g.info.Store, Key: g.info.Key}
+		if !g.used.Load() {
+			gv.Note = "not used yet: built on its first request"
+			view.Generators = append(view.Generators, gv)
+			continue
+		}
+		for _, st := range s.segmentStats(g) {
+			gv.Rows = append(gv.Rows, viewStats(st))
+		}
+		if g.info.Strategy == strategySnowflake {
+			gv.Note = "Snowflake: see its lease below"
+			if l, ok := s.lease(g); ok {
+				view.Leases = append(view.Leases, leaseView{Generator: name, Namespace: l.Namespace, Owner: l.OwnerKey,
+					Slot: fmt.Sprint(l.Slot), Fence: fmt.Sprint(l.Fence), Expires: l.ExpiresAt.UTC().Format(time.RFC3339)})
+			} else if snow, err := s.rt.Snowflake(name); err == nil {
+				gv.Note = fmt.Sprintf("Snowflake with the fixed machine id %d", snow.Machine())
+			}
+		}
+		view.Generators = append(view.Generators, gv)
+	}
+	for _, c := range s.checks {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		err := c.fn(r.WithContext(ctx))
+		cancel()
+		cv := checkView{Name: c.name, OK: err == nil}
+		if err != nil {
+			cv.Err = err.Error()
+		}
+		view.Checks = append(view.Checks, cv)
+	}
+	var buf bytes.Buffer
+	if err := statusPage.Execute(&buf, view); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	_, err := w.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,5 @@
+//go:build cosid_plant_floor
+
+package snowflake
+
+const plantIgnoreFloor = true

@@ -1,0 +1,146 @@
+package etcdstore
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+func init() { store.Register("etcd", openSpec) }
+
+// specConfig is the configuration of a store of type etcd:
+//
+//	type: etcd
+//	endpoints: [10.0.0.1:2379, 10.0.0.2:2379]
+//	username: cosid                  # with password-file, or neither
+//	password-file: /run/secrets/etcd # its first line is the password
+//	tls: { ca-file: ca.pem, cert-file: client.pem, key-file: client-key.pem, server-name: etcd }
+//	timeout: 2s
+//	options: { prefix: /cosid/ }
+//
+// tls: {} speaks TLS with the system's roots; without tls the client speaks plain
+// gRPC.
+type specConfig struct {
+	Endpoints    []string      `yaml:"endpoints"`
+	Username     string        `yaml:"username"`
+	PasswordFile string        `yaml:"password-file"`
+	TLS          *tlsConfig    `yaml:"tls"`
+	Timeout      time.Duration `yaml:"timeout"`
+	Options      struct {
+		Prefix string `yaml:"prefix"`
+	} `yaml:"options"`
+}
+
+type tlsConfig struct {
+	CAFile     string `yaml:"ca-file"`
+	CertFile   string `yaml:"cert-file"`
+	KeyFile    string `yaml:"key-file"`
+	ServerName string `yaml:"server-name"`
+}
+
+// openSpec opens a store of type etcd on a client of its own, which the store's
+// Close closes. Its errors name the field of spec at fault and the values it allows.
+func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+	var c specConfig
+	if err := spec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
+	}
+	bad := func(field string, format string, args ...any) error {
+		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
+	}
+	if len(c.Endpoints) == 0 {
+		return nil, bad("endpoints", "missing; want a list of the cluster's client addresses, such as [127.0.0.1:2379]")
+	}
+	for i, e := range c.Endpoints {
+		if e == "" || strings.ContainsAny(e, " \t\n") {
+			return nil, bad(fmt.Sprintf("endpoints[%d]", i), "%q is not an address; want host:port or a URL such as https://host:2379", e)
+		}
+	}
+	switch {
+	case c.Username != "" && c.PasswordFile == "":
+		return nil, bad("password-file", "missing; a username needs the file of its password")
+	case c.Username == "" && c.PasswordFile != "":
+		return nil, bad("username", "missing; a password-file needs the user it belongs to")
+	case c.Timeout < 0:
+		return nil, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	prefix := DefaultPrefix
+	if c.Options.Prefix != "" {
+		if err := checkPrefix(c.Options.Prefix); err != nil {
+			return nil, bad("options.prefix", "%v", err)
+		}
+		prefix = c.Options.Prefix
+	}
+	// The client connects when first used, except that with a username it signs in
+	// at once, within the timeout: a wrong password fails here.
+	cfg := clientv3.Config{Endpoints: c.Endpoints, Username: c.Username, DialTimeout: c.Timeout, Logger: zap.NewNop()}
+	if c.PasswordFile != "" {
+		b, err := os.ReadFile(c.PasswordFile)
+		if err != nil {
+			return nil, bad("password-file", "%v", err)
+		}
+		cfg.Password, _, _ = strings.Cut(string(b), "\n")
+		cfg.Password = strings.TrimSuffix(cfg.Password, "\r")
+	}
+	if c.TLS != nil {
+		t, field, err := c.TLS.config()
+		if err != nil {
+			return nil, bad("tls."+field, "%v", err)
+		}
+		cfg.TLS = t
+	}
+	client, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: etcdstore: making a client of %v: %w", spec.Path, c.Endpoints, err)
+	}
+	opts := []Option{WithPrefix(prefix), WithTimeout(c.Timeout)}
+	if spec.Logger != nil {
+		opts = append(opts, WithLogger(spec.Logger))
+	}
+	st, err := newStore(client, true, opts)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	}
+	return st, nil
+}
+
+// config returns the TLS configuration, or the field at fault and why.
+func (t tlsConfig) config() (*tls.Config, string, error) {
+	c := &tls.Config{ServerName: t.ServerName, MinVersion: tls.VersionTLS12}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, "ca-file", err
+		}
+		c.RootCAs = x509.NewCertPool()
+		if !c.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, "ca-file", fmt.Errorf("%s holds no PEM certificate", t.CAFile)
+		}
+	}
+	switch {
+	case t.CertFile != "" && t.KeyFile != "":
+		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, "cert-file", err
+		}
+		c.Certificates = []tls.Certificate{pair}
+	case t.CertFile != "":
+		return nil, "key-file", fmt.Errorf("missing; cert-file %s needs its key", t.CertFile)
+	case t.KeyFile != "":
+		return nil, "cert-file", fmt.Errorf("missing; key-file %s needs its certificate", t.KeyFile)
+	}
+	return c, "", nil
+}

@@ -1,0 +1,173 @@
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// DefaultPrefix is the prefix of every key of a store made without WithPrefix.
+const DefaultPrefix = "/cosid/"
+
+// DefaultTimeout bounds every call of a store made without WithTimeout.
+const DefaultTimeout = 2 * time.Second
+
+var (
+	// ErrContention means a reservation or a seal lost its compare-and-swap to other
+	// processes maxAttempts times in a row: the key is written by more processes than
+	// it can serve. Nothing was reserved.
+	ErrContention = errors.New("the key changed under every attempt")
+	// ErrCorrupt means a key under the store's prefix holds a value the store never
+	// writes: the store refuses to guess what it meant.
+	ErrCorrupt = errors.New("a key holds a value the store did not write")
+	// ErrClosed is returned by the methods of a closed Store.
+	ErrClosed = errors.New("store is closed")
+)
+
+// Store is a store.RangeStore and a store.SlotLeaseStore on an etcd v3 cluster. It is
+// safe for concurrent use, also by many processes sharing one cluster.
+type Store struct {
+	client  *clientv3.Client
+	owned   bool // Close closes client
+	prefix  string
+	timeout time.Duration
+	logger  *slog.Logger
+	now     func() time.Time // the clock of the answers' times, never of expiry
+	name    string           // "etcdstore(/cosid/)", for errors
+
+	keysMu sync.Mutex
+	keys   map[string]*keyState // the ranges reserved through this store, by key
+
+	misses atomic.Int64 // compare-and-swaps of ranges that found the key changed
+	closed atomic.Bool
+}
+
+var (
+	_ store.RangeStore     = (*Store)(nil)
+	_ store.SlotLeaseStore = (*Store)(nil)
+	_ store.Timeouter      = (*Store)(nil)
+)
+
+// Option configures a Store.
+type Option func(*config)
+
+type config struct {
+	prefix  string
+	timeout time.Duration
+	logger  *slog.Logger
+	now     func() time.Time
+}
+
+// WithPrefix puts every key of the store under prefix (default DefaultPrefix), so
+// that tenants and tests share one cluster. The prefix must be 1–128 bytes of UTF-8
+// without NUL; it is used as given, so end it with "/".
+func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
+
+// WithTimeout bounds every call of the store, its retries included (default
+// DefaultTimeout).
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithLogger sets the logger of the store's own events, such as an etcd lease it
+// could not revoke (default slog.Default()). A nil logger logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
+		}
+		c.logger = l
+	}
+}
+
+// withClock makes the store read now for the times of its answers. Tests only:
+// etcd, not this clock, decides when a lease expires.
+func withClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+const maxPrefixLen = 128
+
+// New returns a Store on client, which the application owns: Close leaves it open.
+// New does no I/O, so that a program starts while the cluster is down; the first
+// call that cannot reach it fails within the store's timeout.
+func New(client *clientv3.Client, opts ...Option) (*Store, error) {
+	if client == nil {
+		return nil, fmt.Errorf("etcdstore: %w: nil *clientv3.Client", store.ErrInvalidArgument)
+	}
+	return newStore(client, false, opts)
+}
+
+func newStore(client *clientv3.Client, owned bool, opts []Option) (*Store, error) {
+	c := config{prefix: DefaultPrefix, timeout: DefaultTimeout, logger: slog.Default(), now: time.Now}
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := checkPrefix(c.prefix); err != nil {
+		return nil, fmt.Errorf("etcdstore: %w", err)
+	}
+	if c.timeout <= 0 {
+		return nil, fmt.Errorf("etcdstore: %w: timeout %v, want > 0", store.ErrInvalidArgument, c.timeout)
+	}
+	return &Store{
+		client:  client,
+		owned:   owned,
+		prefix:  c.prefix,
+		timeout: c.timeout,
+		logger:  c.logger,
+		now:     c.now,
+		name:    fmt.Sprintf("etcdstore(%s)", c.prefix),
+		keys:    map[string]*keyState{},
+	}, nil
+}
+
+// checkPrefix reports a prefix that WithPrefix does not allow, with an error wrapping
+// store.ErrInvalidArgument.
+func checkPrefix(p string) error {
+	if p == "" || len(p) > maxPrefixLen || !utf8.ValidString(p) || strings.IndexByte(p, 0) >= 0 {
+		return fmt.Errorf("%w: prefix %.40q must be 1–%d bytes of UTF-8 without NUL", store.ErrInvalidArgument, p, maxPrefixLen)
+	}
+	return nil
+}
+
+// Prefix returns the prefix of the store's keys.
+func (s *Store) Prefix() string { return s.prefix }
+
+// Timeout implements store.Timeouter: every call of the store ends within it.
+func (s *Store) Timeout() time.Duration { return s.timeout }
+
+// Close implements store.RangeStore. It closes the client when the configuration
+// opened it; a client given to New stays open.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) || !s.owned {
+		return nil
+	}
+	return s.client.Close()
+}
+
+// begin bounds ctx by the store's timeout, unless its deadline comes sooner.
+func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if s.closed.Load() {
+		return ctx, func() {}, ErrClosed
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.timeout {
+		return ctx, func() {}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	return ctx, cancel, nil
+}
+
+// failed wraps err with what failed and the store. When ctx ended, the error also
+// wraps ctx.Err(), whatever gRPC made of the cancellation.
+func (s *Store) failed(ctx context.Context, what string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		err = fmt.Errorf("%w: %w", ctxErr, err)
+	}
+	return fmt.Errorf("%s: %s: %w", s.name, what, err)
+}

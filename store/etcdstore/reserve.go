@@ -1,0 +1,265 @@
+package etcdstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// Bounds of the compare-and-swaps of one reservation or seal. A miss brings the key's
+// value with it, so the next attempt usually lands; only a key that other processes
+// keep writing misses again, and then the attempts back off.
+const (
+	maxAttempts = 64
+	backoffBase = time.Millisecond
+	backoffMax  = 20 * time.Millisecond
+)
+
+// rangeSuffix ends the etcd key of a range key, so that no range key is ever the key
+// of a namespace's rows (which end in /meta, /slots/N or /held/N).
+const rangeSuffix = "/next"
+
+// keyState is what this store knows of a range key: its value at a mod revision,
+// from its last write or read. Only the holder of turn reads or writes the fields,
+// so that the reservations of one key in this process queue instead of racing each
+// other's compare-and-swaps.
+type keyState struct {
+	turn   chan struct{} // holds a token while a reservation or seal of the key runs
+	known  bool          // the fields below are the key as of rev (rev 0: absent)
+	next   int64
+	sealed bool
+	rev    int64
+}
+
+// key returns the state of key, made on first use. States are kept for the store's
+// life: a few dozen bytes per key it ever served.
+func (s *Store) key(key string) *keyState {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	k, ok := s.keys[key]
+	if !ok {
+		k = &keyState{turn: make(chan struct{}, 1)}
+		s.keys[key] = k
+	}
+	return k
+}
+
+// take waits for the turn of k, or for ctx to end.
+func (k *keyState) take(ctx context.Context) error {
+	select {
+	case k.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (k *keyState) give() { <-k.turn }
+
+// learn records the key as read or written at rev; a nil value means absent.
+func (k *keyState) learn(v *value, rev int64) {
+	k.known, k.rev = true, rev
+	if v == nil {
+		k.next, k.sealed = 0, false
+		return
+	}
+	k.next, k.sealed = v.next, v.sealed
+}
+
+// Reserve implements store.RangeStore: one transaction that writes the key's new
+// next value if the key is still at the mod revision this store last saw, and
+// otherwise reads it. Reservations of one key in this process take turns, so that
+// only other processes' writes make a transaction miss; one that missed tries again
+// with the value it read, backing off from the second miss on, up to maxAttempts
+// transactions within the store's timeout.
+func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
+	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
+	}
+	var r store.Range
+	err := s.update(ctx, key, func(k *keyState) (*value, error) {
+		from := initialOffset
+		switch {
+		case k.sealed:
+			return nil, store.ErrSealed
+		case k.rev != 0:
+			from = k.next
+		}
+		if !store.Fits(from, size) {
+			return nil, fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, from, int64(math.MaxInt64))
+		}
+		r = store.Range{Start: from, End: from + size}
+		return &value{next: r.End}, nil
+	})
+	if err != nil {
+		return store.Range{}, s.failed(ctx, fmt.Sprintf("reserve %q", key), err)
+	}
+	return r, nil
+}
+
+// Seal implements store.RangeStore: the key keeps its next value and is marked
+// sealed, or is created sealed at 0, by the same compare-and-swap as Reserve.
+func (s *Store) Seal(ctx context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return fmt.Errorf("%s: seal: %w", s.name, err)
+	}
+	err := s.update(ctx, key, func(k *keyState) (*value, error) {
+		if k.sealed {
+			return nil, nil
+		}
+		return &value{next: k.next, sealed: true}, nil
+	})
+	if err != nil {
+		return s.failed(ctx, fmt.Sprintf("seal %q", key), err)
+	}
+	return nil
+}
+
+// update writes what change makes of key's value, with a compare-and-swap on the
+// mod revision it was read at, in key's turn. change sees the key as last known (an
+// unknown key is taken for absent: the miss of a key that exists brings its value)
+// and returns the new value, nil for no write, or an error that ends the update.
+func (s *Store) update(ctx context.Context, key string, change func(*keyState) (*value, error)) error {
+	ctx, cancel, err := s.begin(ctx)
+	defer cancel()
+	if err != nil {
+		return err
+	}
+	k := s.key(key)
+	if err := k.take(ctx); err != nil {
+		return err
+	}
+	defer k.give()
+	etcdKey := s.prefix + key + rangeSuffix
+	read := false // k is as read or written in this update
+	backedOff, waits := false, 0
+	for attempt := 1; ; attempt++ {
+		if !k.known {
+			k.learn(nil, 0) // a guess: the miss of a key that exists brings its value
+		}
+		v, err := change(k)
+		if err != nil && k.rev == 0 && !read {
+			// Refused on the word of an absent key, which may exist by now with a
+			// value that serves. A key that exists only grows, and stays sealed.
+			if err := s.read(ctx, k, etcdKey); err != nil {
+				return err
+			}
+			read = true
+			continue
+		}
+		if err != nil || v == nil {
+			return err
+		}
+		resp, err := s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(etcdKey), "=", k.rev)).
+			Then(clientv3.OpPut(etcdKey, v.String())).
+			Else(clientv3.OpGet(etcdKey)).
+			Commit()
+		if err != nil {
+			k.known = false // the write may have happened: read before the next one
+			return err
+		}
+		if resp.Succeeded {
+			k.learn(v, resp.Header.Revision)
+			return nil
+		}
+		s.misses.Add(1)
+		if err := k.learnFrom(etcdKey, resp.Responses[0].GetResponseRange().GetKvs()); err != nil {
+			return err
+		}
+		read = true
+		if attempt == maxAttempts {
+			return fmt.Errorf("%w: %d compare-and-swaps missed", ErrContention, attempt)
+		}
+		// The miss brought the key's value: try again at once. A second miss in a
+		// row means other processes keep writing it: back off first, so that they
+		// are not met in step again. The value read before waiting is stale after it,
+		// so the try that follows the wait fetches a fresh one, and its retry is at once.
+		if backedOff = attempt > 1 && !backedOff; backedOff {
+			waits++
+			if err := backoff(ctx, waits); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// read reads key into k.
+func (s *Store) read(ctx context.Context, k *keyState, etcdKey string) error {
+	resp, err := s.client.Get(ctx, etcdKey)
+	if err != nil {
+		k.known = false
+		return err
+	}
+	return k.learnFrom(etcdKey, resp.Kvs)
+}
+
+// learnFrom records the key as read: kvs holds it, or nothing when it is absent.
+func (k *keyState) learnFrom(etcdKey string, kvs []*mvccpb.KeyValue) error {
+	if len(kvs) == 0 {
+		k.learn(nil, 0)
+		return nil
+	}
+	v, err := parseValue(kvs[0].Value)
+	if err != nil {
+		k.known = false
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, etcdKey, err)
+	}
+	k.learn(&v, kvs[0].ModRevision)
+	return nil
+}
+
+// backoff waits about backoffBase·2^(n-1), up to backoffMax, with jitter so that
+// processes that missed together do not try again together.
+func backoff(ctx context.Context, n int) error {
+	d := min(backoffBase<<min(n-1, 16), backoffMax)
+	d = d/2 + rand.N(d/2+1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// value is the value of a range key: the key's next value, and whether it is sealed.
+// Its text is the decimal next value, followed by " sealed" once it is.
+type value struct {
+	next   int64
+	sealed bool
+}
+
+const sealedSuffix = " sealed"
+
+func (v value) String() string {
+	s := strconv.FormatInt(v.next, 10)
+	if v.sealed {
+		s += sealedSuffix
+	}
+	return s
+}
+
+// parseValue reads the text of a value, refusing anything String does not write:
+// signs, leading zeros, spaces, values past math.MaxInt64.
+func parseValue(b []byte) (value, error) {
+	s, sealed := strings.CutSuffix(string(b), sealedSuffix)
+	if s == "" || len(s) > 1 && s[0] == '0' || strings.TrimLeft(s, "0123456789") != "" {
+		return value{}, fmt.Errorf("value %.40q is not a next value (decimal digits, then %q once sealed)", b, sealedSuffix)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return value{}, fmt.Errorf("value %.40q: next value out of range: %w", b, err)
+	}
+	return value{next: n, sealed: sealed}, nil
+}

@@ -4,14 +4,19 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/server"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/memstore"
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
@@ -174,5 +179,47 @@ func TestAdminCommands_BadInputExits1(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 saying %q", code, out, errOut, tc.mention)
 			}
 		})
+	}
+}
+
+// TestAdminCommands_ThroughHTTPStore runs keys, seal and slots on a store of type
+// http: a cosid serve of a memstore, behind a token.
+func TestAdminCommands_ThroughHTTPStore(t *testing.T) {
+	backend := memstore.New()
+	rt, err := cosid.Open(t.Context(), cosid.Config{Stores: map[string]cosid.StoreConfig{"mem": {Type: "memory"}}}, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	hs := httptest.NewServer(server.New(rt, server.WithStore(backend), server.WithToken("s3cret"), server.WithLogger(nil)))
+	defer hs.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("cosid:\n  stores:\n    proxy: { type: http, url: %q, token-file: token }\n", hs.URL)
+	if err := os.WriteFile(filepath.Join(dir, "cosid.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backend.Reserve(t.Context(), "app/order", 41, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backend.Acquire(t.Context(), store.LeaseRequest{Namespace: "app/event", OwnerKey: "w1", Limit: 4, TTL: time.Hour, Preferred: -1}); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"seal", "app/order"}, "sealed app/order at next value 42\n"},
+		{[]string{"keys"}, "KEY        NEXT  SEALED\napp/order  42    yes\n"},
+	}
+	for _, s := range steps {
+		if out, errOut, code := runCLI(t, dir, s.args...); code != 0 || out != s.want {
+			t.Errorf("cosid %v = %q (exit %d, stderr %q), want %q", s.args, out, code, errOut, s.want)
+		}
+	}
+	if out, errOut, code := runCLI(t, dir, "slots", "app/event"); code != 0 || !regexp.MustCompile(`\n0 +held +w1 +w1 +1 `).MatchString(out) {
+		t.Errorf("cosid slots through http = %q (exit %d, stderr %q)", out, code, errOut)
 	}
 }

@@ -238,6 +238,7 @@ func (k *adminKit) raiseDuringReserves(t *testing.T) {
 	raised := make(chan int64, raises)
 	concurrently(st, func(g int, s store.Admin) {
 		if g == 0 {
+			defer close(raised)
 			for i := range int64(raises) {
 				r, err := s.RaiseTo(t.Context(), key, (i+1)*1000)
 				if err != nil {
@@ -246,7 +247,6 @@ func (k *adminKit) raiseDuringReserves(t *testing.T) {
 				}
 				raised <- r.After
 			}
-			close(raised)
 			return
 		}
 		for range reservesEach {

@@ -137,6 +137,7 @@ func (s *Server) routes() {
 	s.handle("POST "+wire.PathRenew, s.renew)
 	s.handle("POST "+wire.PathRelease, s.release)
 	s.routes4x()
+	s.adminRoutes()
 }
 
 // handle registers h under pattern; the pattern is the route of the metrics.

@@ -38,6 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.AddCommand(nextCommand(stderr), decodeCommand(), configCommand(stderr), schemaCommand(), versionCommand())
 	root.AddCommand(serveCommand(stderr))
+	root.AddCommand(keysCommand(), slotsCommand(), sealCommand(), purgeCommand(), migrateCommand())
 	if err := root.Execute(); err != nil {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "cosid: ") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -59,18 +58,7 @@ func builtCLI(t *testing.T) string {
 // runCLI runs the CLI with args in dir and returns its stdout, stderr and exit code.
 func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	return runCLIInput(t, dir, "", args...)
 }
 
 // TestNext_ContinuesAcrossRuns runs cosid next twice on the default store, cosid.db in

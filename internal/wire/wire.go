@@ -58,6 +58,8 @@ var sentinels = []struct {
 	{CodeLeaseLost, store.ErrLeaseLost, http.StatusConflict},
 	{CodeNamespaceConflict, store.ErrNamespaceConflict, http.StatusConflict},
 	{CodeUnsupported, errors.ErrUnsupported, http.StatusNotImplemented},
+	{CodeAbsent, store.ErrNotFound, http.StatusNotFound},
+	{CodeSlotHeld, store.ErrSlotHeld, http.StatusConflict},
 }
 
 // Classify returns the status and code of a store's error; an error that is none of

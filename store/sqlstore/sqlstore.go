@@ -48,6 +48,8 @@ type Store struct {
 	// (SQLite) whose pool the application owns.
 	writer chan struct{}
 	closed atomic.Bool
+	// adminStmts are the statements of store.Admin, made at its first call.
+	adminStmts atomic.Pointer[AdminSQL]
 }
 
 var (

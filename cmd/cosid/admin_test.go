@@ -1,0 +1,225 @@
+package main
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/server"
+	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/memstore"
+	"github.com/cosid-go/cosid/store/sqlstore"
+)
+
+// liveStore is a database the admin commands run against, by --dsn.
+type liveStore struct{ name, driver, env string }
+
+var liveStores = []liveStore{
+	{"postgresql", "pgx", testenv.Postgres},
+	{"mariadb", "mysql", testenv.MySQL},
+	{"sqlite", "sqlite", ""},
+}
+
+// dsn returns the store's DSN, a new SQLite file for SQLite.
+func (l liveStore) dsn(t *testing.T) string {
+	if l.env == "" {
+		return filepath.Join(t.TempDir(), "admin.db")
+	}
+	return testenv.Server(t, l.env)
+}
+
+func (l liveStore) open(t *testing.T, dsn string) *sqlstore.Store {
+	t.Helper()
+	st, err := sqlstore.Open(l.driver, dsn, 10*time.Second, sqlstore.WithInitSchema(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func (l liveStore) args(dsn string, args ...string) []string {
+	return append(args, "--dsn", dsn, "--driver", l.driver)
+}
+
+// uniquePrefix returns a key prefix of this test run.
+func uniquePrefix(t *testing.T) string {
+	return "clitest/" + strings.ToLower(rand.Text()[:10]) + "/"
+}
+
+func TestKeys_ListsKeysOnEveryStore(t *testing.T) {
+	for _, l := range liveStores {
+		t.Run(l.name, func(t *testing.T) {
+			dsn := l.dsn(t)
+			st := l.open(t, dsn)
+			p := uniquePrefix(t)
+			for i, k := range []string{"order", "bill/20261027", "bill/20261026"} {
+				if _, err := st.Reserve(t.Context(), p+k, int64(10*(i+1)), 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := st.Seal(t.Context(), p+"bill/20261026"); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := runCLI(t, t.TempDir(), l.args(dsn, "keys", "--prefix", p)...)
+			want := fmt.Sprintf("KEY%sNEXT  SEALED\n%sbill/20261026  31    yes\n%sbill/20261027  21    no\n%sorder%s11    no\n",
+				strings.Repeat(" ", len(p)+len("bill/20261026")-1), p, p, p, strings.Repeat(" ", len("bill/20261026")-len("order")+2))
+			if code != 0 || out != want {
+				t.Fatalf("cosid keys = exit %d, stderr %q, stdout\n%s\nwant\n%s", code, errOut, out, want)
+			}
+			out, _, code = runCLI(t, t.TempDir(), l.args(dsn, "keys", "--prefix", p+"bill/", "--json")...)
+			wantJSON := fmt.Sprintf(`{"key":"%sbill/20261026","next":31,"sealed":true}`+"\n"+`{"key":"%sbill/20261027","next":21,"sealed":false}`+"\n", p, p)
+			if code != 0 || out != wantJSON {
+				t.Errorf("cosid keys --json = %q (exit %d), want %q", out, code, wantJSON)
+			}
+		})
+	}
+}
+
+func TestSeal_SealsKeys(t *testing.T) {
+	for _, l := range liveStores {
+		t.Run(l.name, func(t *testing.T) {
+			dsn := l.dsn(t)
+			st := l.open(t, dsn)
+			p := uniquePrefix(t)
+			if _, err := st.Reserve(t.Context(), p+"a", 5, 1); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := runCLI(t, t.TempDir(), l.args(dsn, "seal", p+"a", p+"new")...)
+			want := "sealed " + p + "a at next value 6\nsealed " + p + "new at next value 0\n"
+			if code != 0 || out != want {
+				t.Fatalf("cosid seal = %q (exit %d, stderr %q), want %q", out, code, errOut, want)
+			}
+			for _, k := range []string{p + "a", p + "new"} {
+				if _, err := st.Reserve(t.Context(), k, 1, 0); !errors.Is(err, store.ErrSealed) {
+					t.Errorf("Reserve(%q) after cosid seal = %v, want ErrSealed", k, err)
+				}
+			}
+		})
+	}
+}
+
+func TestSlots_PrintsTheSlotTable(t *testing.T) {
+	for _, l := range liveStores {
+		t.Run(l.name, func(t *testing.T) {
+			dsn := l.dsn(t)
+			st := l.open(t, dsn)
+			ns := uniquePrefix(t) + "event"
+			req := store.LeaseRequest{Namespace: ns, Limit: 16, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
+			var leases []store.Lease
+			for _, owner := range []string{"host-a", "host-b"} {
+				req.OwnerKey = owner
+				l, err := st.Acquire(t.Context(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				leases = append(leases, l)
+			}
+			if err := st.Release(t.Context(), leases[1], leases[1].Floor); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := runCLI(t, t.TempDir(), l.args(dsn, "slots", ns)...)
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if code != 0 || len(lines) != 4 {
+				t.Fatalf("cosid slots = exit %d, stderr %q, stdout\n%s", code, errOut, out)
+			}
+			if want := "namespace " + ns + ": limit 16, tolerance 1s, store time "; !strings.HasPrefix(lines[0], want) {
+				t.Errorf("first line %q, want it to start %q", lines[0], want)
+			}
+			rows := []*regexp.Regexp{
+				regexp.MustCompile(`^SLOT +STATE +OWNER +LAST OWNER +FENCE +EXPIRES +FLOOR +CEILING +NEXT FLOOR$`),
+				regexp.MustCompile(fmt.Sprintf(`^0 +held +host-a +host-a +1 +\S+Z +%d +%d +%d$`, leases[0].Floor, leases[0].Ceiling, leases[0].Ceiling+1)),
+				regexp.MustCompile(fmt.Sprintf(`^1 +free +- +host-b +1 +\S+Z +%d +%d +%d$`, leases[1].Floor, leases[1].Ceiling, leases[1].Floor+1)),
+			}
+			for i, re := range rows {
+				if !re.MatchString(lines[i+1]) {
+					t.Errorf("line %d = %q, want it to match %s", i+2, lines[i+1], re)
+				}
+			}
+			_, errOut, code = runCLI(t, t.TempDir(), l.args(dsn, "slots", ns+"-none")...)
+			if code != 1 || !strings.Contains(errOut, "not found") {
+				t.Errorf("slots of an unknown namespace: exit %d, stderr %q", code, errOut)
+			}
+		})
+	}
+}
+
+func TestAdminCommands_BadInputExits1(t *testing.T) {
+	dir := writeConfig(t, billConfig)
+	tests := []struct {
+		args    []string
+		mention string
+	}{
+		{[]string{"keys", "--store", "nope"}, `--store "nope": no such store in the configuration; it has: db`},
+		{[]string{"keys", "--dsn", "x.db", "--store", "db"}, "give one"},
+		{[]string{"keys", "--driver", "pgx"}, "--driver needs --dsn"},
+		{[]string{"keys", "--prefix", "\xff"}, "prefix"},
+		{[]string{"seal"}, "requires at least 1 arg"},
+		{[]string{"seal", ""}, "key is empty"},
+		{[]string{"slots"}, "accepts 1 arg"},
+		{[]string{"slots", strings.Repeat("n", 101)}, "namespace"},
+		{[]string{"purge"}, `"before" not set`},
+		{[]string{"purge", "--before", "2026-10"}, "want a period such as 2026"},
+		{[]string{"purge", "--before", "20261032"}, "want a period such as 2026"},
+		{[]string{"purge", "--before", "2026", "--generator", "order"}, `--generator "order": no periodic-segment generator`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errOut, code := runCLI(t, dir, tc.args...)
+			if code != 1 || out != "" || !strings.Contains(errOut, tc.mention) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 saying %q", code, out, errOut, tc.mention)
+			}
+		})
+	}
+}
+
+// TestAdminCommands_ThroughHTTPStore runs keys, seal and slots on a store of type
+// http: a cosid serve of a memstore, behind a token.
+func TestAdminCommands_ThroughHTTPStore(t *testing.T) {
+	backend := memstore.New()
+	rt, err := cosid.Open(t.Context(), cosid.Config{Stores: map[string]cosid.StoreConfig{"mem": {Type: "memory"}}}, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	hs := httptest.NewServer(server.New(rt, server.WithStore(backend), server.WithToken("s3cret"), server.WithLogger(nil)))
+	defer hs.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("cosid:\n  stores:\n    proxy: { type: http, url: %q, token-file: token }\n", hs.URL)
+	if err := os.WriteFile(filepath.Join(dir, "cosid.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backend.Reserve(t.Context(), "app/order", 41, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backend.Acquire(t.Context(), store.LeaseRequest{Namespace: "app/event", OwnerKey: "w1", Limit: 4, TTL: time.Hour, Preferred: -1}); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"seal", "app/order"}, "sealed app/order at next value 42\n"},
+		{[]string{"keys"}, "KEY        NEXT  SEALED\napp/order  42    yes\n"},
+	}
+	for _, s := range steps {
+		if out, errOut, code := runCLI(t, dir, s.args...); code != 0 || out != s.want {
+			t.Errorf("cosid %v = %q (exit %d, stderr %q), want %q", s.args, out, code, errOut, s.want)
+		}
+	}
+	if out, errOut, code := runCLI(t, dir, "slots", "app/event"); code != 0 || !regexp.MustCompile(`\n0 +held +w1 +w1 +1 `).MatchString(out) {
+		t.Errorf("cosid slots through http = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// keysPage is how many keys cosid keys reads at a time: a store of millions streams.
+const keysPage = 1000
+
+func keysCommand() *cobra.Command {
+	var (
+		f      adminFlags
+		prefix string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "keys",
+		Short: "List the store's keys with their next value and whether they are sealed",
+		Long: `List the keys of the store, in byte order, with the value each key's next
+reservation starts at and whether it is sealed. The store is read a page at a time,
+so a store of millions of period keys streams. With --json each key is a JSON object
+on a line of its own.`,
+		Example: `  cosid keys
+  cosid keys --prefix app/bill/
+  cosid keys --dsn 'postgres://app@db:5432/app' --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := store.CheckKeys(prefix, "", keysPage); err != nil {
+				return fmt.Errorf("--prefix: %w", err)
+			}
+			a, _, err := f.open(cmd.Context(), cmd, warnLogger(cmd))
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			w := bufio.NewWriter(cmd.OutOrStdout())
+			err = listKeys(w, store.AllKeys(cmd.Context(), a, prefix, keysPage), asJSON)
+			if ferr := w.Flush(); err == nil {
+				err = ferr
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&prefix, "prefix", "", "list only the keys that start with it")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object a line: {\"key\":…,\"next\":…,\"sealed\":…}")
+	f.register(cmd)
+	return cmd
+}
+
+type keyJSON struct {
+	Key    string `json:"key"`
+	Next   int64  `json:"next"`
+	Sealed bool   `json:"sealed"`
+}
+
+// listKeys writes the keys as a table, aligned a page at a time, or as JSON lines.
+func listKeys(w io.Writer, keys func(func(store.KeyInfo, error) bool), asJSON bool) error {
+	enc := json.NewEncoder(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if !asJSON {
+		fmt.Fprintln(tw, "KEY\tNEXT\tSEALED")
+	}
+	n := 0
+	for k, err := range keys {
+		if err != nil {
+			tw.Flush()
+			return err
+		}
+		n++
+		if asJSON {
+			if err := enc.Encode(keyJSON{k.Key, k.Next, k.Sealed}); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", k.Key, k.Next, yesNo(k.Sealed))
+		if n%keysPage == 0 {
+			tw.Flush()
+		}
+	}
+	return tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,175 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store"
+)
+
+var _ store.Admin = (*Store)(nil)
+
+// Keys implements store.Admin. It sorts the matching keys for every page: fine for
+// the tests and single processes a memstore serves.
+func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	if err := store.CheckKeys(prefix, after, limit); err != nil {
+		return nil, fmt.Errorf("memstore: keys: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	var keys []store.KeyInfo
+	for k, row := range d.ranges {
+		if strings.HasPrefix(k, prefix) && k > after {
+			keys = append(keys, store.KeyInfo{Key: k, Next: row.next, Sealed: row.sealed})
+		}
+	}
+	d.mu.Unlock()
+	slices.SortFunc(keys, func(a, b store.KeyInfo) int { return strings.Compare(a.Key, b.Key) })
+	return keys[:min(limit, len(keys))], nil
+}
+
+// RaiseTo implements store.Admin.
+func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Raised, error) {
+	if err := s.check(ctx); err != nil {
+		return store.Raised{}, err
+	}
+	if err := store.CheckRaise(key, next); err != nil {
+		return store.Raised{}, fmt.Errorf("memstore: raise: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	row := d.ranges[key]
+	if row == nil {
+		d.ranges[key] = &rangeRow{next: next}
+		return store.Raised{Key: key, After: next, Created: true}, nil
+	}
+	r := store.Raised{Key: key, Before: row.next, Sealed: row.sealed}
+	row.next = max(row.next, next)
+	r.After = row.next
+	return r, nil
+}
+
+// Delete implements store.Admin.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if err := store.CheckKey(key); err != nil {
+		return fmt.Errorf("memstore: delete: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.ranges, key)
+	return nil
+}
+
+// Slots implements store.Admin.
+func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInfo, error) {
+	if err := s.check(ctx); err != nil {
+		return store.NamespaceInfo{}, err
+	}
+	if err := store.CheckNamespace(namespace); err != nil {
+		return store.NamespaceInfo{}, fmt.Errorf("memstore: slots: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ns := d.namespaces[namespace]
+	if ns == nil {
+		return store.NamespaceInfo{}, fmt.Errorf("memstore: namespace %q: %w", namespace, store.ErrNotFound)
+	}
+	info := store.NamespaceInfo{
+		Namespace: namespace,
+		Limit:     ns.limit,
+		Tolerance: time.Duration(ns.toleranceMs) * time.Millisecond,
+		StoreNow:  time.UnixMilli(d.now().UnixMilli()).UTC(),
+	}
+	for slot, r := range ns.slots {
+		if r.Fence > 0 || r.NextFloorMs > 0 {
+			info.Slots = append(info.Slots, slotInfo(slot, *r))
+		}
+	}
+	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
+	return info, nil
+}
+
+// LeaseOf implements store.Admin.
+func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
+	if err := s.check(ctx); err != nil {
+		return store.Lease{}, err
+	}
+	if err := store.CheckNamespace(namespace); err != nil {
+		return store.Lease{}, fmt.Errorf("memstore: lease of: %w", err)
+	}
+	if err := store.CheckOwnerKey(ownerKey); err != nil {
+		return store.Lease{}, fmt.Errorf("memstore: lease of: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if ns := d.namespaces[namespace]; ns != nil {
+		found := -1
+		for slot, r := range ns.slots {
+			if r.Owner == ownerKey && (found < 0 || slot < found) {
+				found = slot
+			}
+		}
+		if found >= 0 {
+			return ns.slots[found].Lease(namespace, found, d.now().UnixMilli()), nil
+		}
+	}
+	return store.Lease{}, fmt.Errorf("memstore: no lease of %q in namespace %q: %w", ownerKey, namespace, store.ErrNotFound)
+}
+
+// RaiseFloor implements store.Admin.
+func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
+	if err := s.check(ctx); err != nil {
+		return store.SlotInfo{}, err
+	}
+	if err := store.CheckFloorRequest(req); err != nil {
+		return store.SlotInfo{}, fmt.Errorf("memstore: raise floor: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ns := d.namespaces[req.Namespace]
+	toleranceMs := slotrow.MillisUp(req.Tolerance)
+	switch {
+	case ns == nil && req.Limit == 0:
+		return store.SlotInfo{}, fmt.Errorf("memstore: namespace %q: %w", req.Namespace, store.ErrNotFound)
+	case ns == nil:
+		ns = &namespace{limit: req.Limit, toleranceMs: toleranceMs, slots: map[int]*slotrow.Row{}}
+		d.namespaces[req.Namespace] = ns
+	case req.Limit != 0 && (ns.limit != req.Limit || ns.toleranceMs != toleranceMs):
+		return store.SlotInfo{}, fmt.Errorf("memstore: namespace %q has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
+			req.Namespace, ns.limit, time.Duration(ns.toleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+	case req.Slot >= ns.limit:
+		return store.SlotInfo{}, fmt.Errorf("memstore: %w: slot %d of namespace %q, whose limit is %d", store.ErrInvalidArgument, req.Slot, req.Namespace, ns.limit)
+	}
+	r := ns.slots[req.Slot]
+	if r == nil {
+		r = &slotrow.Row{}
+		ns.slots[req.Slot] = r
+	}
+	if r.Owner != "" {
+		return store.SlotInfo{}, fmt.Errorf("memstore: slot %d of namespace %q is %q's: %w", req.Slot, req.Namespace, r.Owner, store.ErrSlotHeld)
+	}
+	r.NextFloorMs = max(r.NextFloorMs, req.FloorMs)
+	return slotInfo(req.Slot, *r), nil
+}
+
+func slotInfo(slot int, r slotrow.Row) store.SlotInfo {
+	return store.SlotInfo{
+		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
+		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
+	}
+}

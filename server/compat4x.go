@@ -32,30 +32,46 @@ const (
 	codeLost     = "M-03"
 )
 
-// LeaseFinder is implemented by slot lease stores that can look up an owner's
-// current lease of a namespace. With it, a CosId 4.x guard or revert may reach any
-// server; without it, a server finds only the leases that it handed out itself.
-type LeaseFinder interface {
-	// FindLease returns the lease of namespace held by owner; ok is false when the
-	// owner holds none.
-	FindLease(ctx context.Context, namespace, owner string) (l store.Lease, ok bool, err error)
-}
-
-// machines4x is what a server remembers of the 4.x instances it leased slots to,
-// for stores that are not a LeaseFinder.
+// machines4x is what a server remembers of the 4.x instances it leased slots to.
+// A store that looks up an owner's lease (a store.Admin) answers first, so that a
+// guard or revert may reach any server; what the server remembers still tells a
+// guard of an instance whose slot another took (M-03) from one that never had one.
 type machines4x struct {
 	mu     sync.Mutex
 	leases map[[2]string]store.Lease // by namespace and instance id
 }
 
 func (m *machines4x) find(ctx context.Context, st store.SlotLeaseStore, ns, instance string) (store.Lease, bool, error) {
-	if f, ok := st.(LeaseFinder); ok {
-		return f.FindLease(ctx, ns, instance)
-	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	l, ok := m.leases[[2]string{ns, instance}]
-	return l, ok, nil
+	kept, known := m.leases[[2]string{ns, instance}]
+	m.mu.Unlock()
+	a, ok := st.(store.Admin)
+	if !ok {
+		return kept, known, nil
+	}
+	l, err := a.LeaseOf(ctx, ns, instance)
+	switch {
+	case err == nil:
+		return l, true, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return store.Lease{}, false, err
+	case !known:
+		return store.Lease{}, false, nil
+	}
+	// The store knows no lease of the instance, but this server handed it one: it was
+	// reverted (perhaps through another server), or another instance took the slot.
+	// Only the second is a lost machine id; the kept lease fails its renewal so.
+	ns2, err := a.Slots(ctx, ns)
+	if err != nil {
+		return store.Lease{}, false, err
+	}
+	for _, sl := range ns2.Slots {
+		if sl.Slot == kept.Slot && sl.OwnerKey != "" && sl.OwnerKey != instance {
+			return kept, true, nil
+		}
+	}
+	m.forget(kept)
+	return store.Lease{}, false, nil
 }
 
 func (m *machines4x) keep(l store.Lease) {

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -45,8 +45,7 @@ type Store struct {
 	now     func() time.Time // the clock of the answers' times, never of expiry
 	name    string           // "etcdstore(/cosid/)", for errors
 
-	keysMu sync.Mutex
-	keys   map[string]*keyState // the ranges reserved through this store, by key
+	keys keyturn.Turns[keyState] // the ranges reserved through this store, by key
 
 	misses atomic.Int64 // compare-and-swaps of ranges that found the key changed
 	closed atomic.Bool
@@ -123,7 +122,6 @@ func newStore(client *clientv3.Client, owned bool, opts []Option) (*Store, error
 		logger:  c.logger,
 		now:     c.now,
 		name:    fmt.Sprintf("etcdstore(%s)", c.prefix),
-		keys:    map[string]*keyState{},
 	}, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -30,41 +30,13 @@ const (
 const rangeSuffix = "/next"
 
 // keyState is what this store knows of a range key: its value at a mod revision,
-// from its last write or read. Only the holder of turn reads or writes the fields,
-// so that the reservations of one key in this process queue instead of racing each
-// other's compare-and-swaps.
+// from its last write or read, kept in the key's turn (package keyturn).
 type keyState struct {
-	turn   chan struct{} // holds a token while a reservation or seal of the key runs
-	known  bool          // the fields below are the key as of rev (rev 0: absent)
+	known  bool // the fields below are the key as of rev (rev 0: absent)
 	next   int64
 	sealed bool
 	rev    int64
 }
-
-// key returns the state of key, made on first use. States are kept for the store's
-// life: a few dozen bytes per key it ever served.
-func (s *Store) key(key string) *keyState {
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
-	k, ok := s.keys[key]
-	if !ok {
-		k = &keyState{turn: make(chan struct{}, 1)}
-		s.keys[key] = k
-	}
-	return k
-}
-
-// take waits for the turn of k, or for ctx to end.
-func (k *keyState) take(ctx context.Context) error {
-	select {
-	case k.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (k *keyState) give() { <-k.turn }
 
 // learn records the key as read or written at rev; a nil value means absent.
 func (k *keyState) learn(v *value, rev int64) {
@@ -135,11 +107,12 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 	if err != nil {
 		return err
 	}
-	k := s.key(key)
-	if err := k.take(ctx); err != nil {
+	turn, err := s.keys.Take(ctx, key)
+	if err != nil {
 		return err
 	}
-	defer k.give()
+	defer turn.Give()
+	k := &turn.State
 	etcdKey := s.prefix + key + rangeSuffix
 	read := false // k is as read or written in this update
 	backedOff, waits := false, 0
@@ -187,7 +160,7 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 		// so the try that follows the wait fetches a fresh one, and its retry is at once.
 		if backedOff = attempt > 1 && !backedOff; backedOff {
 			waits++
-			if err := backoff(ctx, waits); err != nil {
+			if err := keyturn.Backoff(ctx, waits, backoffBase, backoffMax); err != nil {
 				return fmt.Errorf("%w: %d compare-and-swaps missed: %w", ErrContention, attempt, err)
 			}
 		}
@@ -217,21 +190,6 @@ func (k *keyState) learnFrom(etcdKey string, kvs []*mvccpb.KeyValue) error {
 	}
 	k.learn(&v, kvs[0].ModRevision)
 	return nil
-}
-
-// backoff waits about backoffBase·2^(n-1), up to backoffMax, with jitter so that
-// processes that missed together do not try again together.
-func backoff(ctx context.Context, n int) error {
-	d := min(backoffBase<<min(n-1, 16), backoffMax)
-	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // value is the value of a range key: the key's next value, and whether it is sealed.

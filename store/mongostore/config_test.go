@@ -6,22 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/strictyaml"
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/mongostore"
 )
 
 // spec returns the Spec of a store entry whose settings are text, decoded as the
 // root package decodes them.
-func spec(text string) store.Spec {
-	return store.Spec{Name: "ids", Path: "cosid.stores.ids", Decode: func(v any) error {
-		node, err := strictyaml.Parse([]byte(text))
-		if err != nil {
-			return err
-		}
-		return strictyaml.Decode(node, "cosid.stores.ids", v)
-	}, Logger: discard()}
-}
+func spec(text string) store.Spec { return testenv.Spec("ids", text, discard()) }
 
 // TestConfig_OpensMongoStore opens a store of type mongodb from its settings and
 // reserves through it.

@@ -1,14 +1,13 @@
 package mongostore_test
 
 import (
-	"cmp"
 	"crypto/rand"
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storetest"
 )
 
 const (
@@ -53,13 +52,5 @@ func TestTwoProcesses_S1_NoOverlap(t *testing.T) {
 			all = append(all, r)
 		}
 	}
-	slices.SortFunc(all, func(a, b store.Range) int { return cmp.Compare(a.Start, b.Start) })
-	for i := 1; i < len(all); i++ {
-		if all[i].Start < all[i-1].End {
-			t.Errorf("ranges %v and %v of two processes overlap", all[i-1], all[i])
-		}
-	}
-	if n := len(all); n > 0 && (all[0].Start != 0 || all[n-1].End != 3*int64(n)) {
-		t.Errorf("the ranges of both processes span [%d, %d), want [0, %d)", all[0].Start, all[n-1].End, 3*n)
-	}
+	storetest.CheckProcessRanges(t, all, 0)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/strictyaml"
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/redisstore"
@@ -16,15 +15,7 @@ import (
 
 // spec returns the Spec of a store entry whose settings are text, decoded as the
 // root package decodes them.
-func spec(text string) store.Spec {
-	return store.Spec{Name: "cache", Path: "cosid.stores.cache", Decode: func(v any) error {
-		node, err := strictyaml.Parse([]byte(text))
-		if err != nil {
-			return err
-		}
-		return strictyaml.Decode(node, "cosid.stores.cache", v)
-	}}
-}
+func spec(text string) store.Spec { return testenv.Spec("cache", text, nil) }
 
 func TestConfig_OpensRedisStore(t *testing.T) {
 	addr := durable(t)

@@ -3,17 +3,16 @@ package redisstore_test
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"crypto/rand"
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"sync"
 	"testing"
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/redisstore"
+	"github.com/cosid-go/cosid/store/storetest"
 )
 
 const (
@@ -61,15 +60,7 @@ func TestTwoProcesses_NoOverlap(t *testing.T) {
 		all = append(all, ranges...)
 		mu.Unlock()
 	})
-	slices.SortFunc(all, func(a, b store.Range) int { return cmp.Compare(a.Start, b.Start) })
-	for i := 1; i < len(all); i++ {
-		if all[i].Start < all[i-1].End {
-			t.Errorf("ranges %v and %v of two processes overlap", all[i-1], all[i])
-		}
-	}
-	if len(all) > 0 && (all[0].Start != 0 || all[len(all)-1].End != 3*2*reservesPerChild) {
-		t.Errorf("the ranges of both processes span [%d, %d), want [0, %d): none lost, none twice", all[0].Start, all[len(all)-1].End, 3*2*reservesPerChild)
-	}
+	storetest.CheckProcessRanges(t, all, 0)
 }
 
 func parseRanges(out []byte) []store.Range {

@@ -7,23 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/strictyaml"
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 )
 
-// spec returns the Spec of a store entry written in YAML, decoded as the root
-// package decodes it: unknown keys are errors.
 // spec returns the Spec of a store entry whose settings are text, decoded as the
 // root package decodes them.
-func spec(text string) store.Spec {
-	return store.Spec{Name: "db", Path: "cosid.stores.db", Decode: func(v any) error {
-		node, err := strictyaml.Parse([]byte(text))
-		if err != nil {
-			return err
-		}
-		return strictyaml.Decode(node, "cosid.stores.db", v)
-	}}
-}
+func spec(text string) store.Spec { return testenv.Spec("db", text, nil) }
 
 func TestConfig_OpensSQLStore(t *testing.T) {
 	open, ok := store.Lookup("sql")

@@ -3,16 +3,15 @@ package sqlstore_test
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"crypto/rand"
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"sync"
 	"testing"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storetest"
 )
 
 const (
@@ -74,12 +73,7 @@ func TestTwoProcesses_NoOverlap(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			slices.SortFunc(all, func(a, b store.Range) int { return cmp.Compare(a.Start, b.Start) })
-			for i := 1; i < len(all); i++ {
-				if all[i].Start < all[i-1].End {
-					t.Errorf("ranges %v and %v of two processes overlap", all[i-1], all[i])
-				}
-			}
+			storetest.CheckProcessRanges(t, all, -1)
 		})
 	}
 }

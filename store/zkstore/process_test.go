@@ -11,6 +11,7 @@ import (
 
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storetest"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
 
@@ -71,15 +72,7 @@ func TestTwoProcesses(t *testing.T) {
 			fmt.Sscanf(line, "range %d %d", &r.Start, &r.End)
 			all = append(all, r)
 		}
-		slices.SortFunc(all, func(a, b store.Range) int { return cmp.Compare(a.Start, b.Start) })
-		for i := 1; i < len(all); i++ {
-			if all[i].Start < all[i-1].End {
-				t.Errorf("ranges %v and %v of two processes overlap", all[i-1], all[i])
-			}
-		}
-		if n := len(all); n > 0 && (all[0].Start != 0 || all[n-1].End != 3*int64(n)) {
-			t.Errorf("the ranges of both processes span [%d, %d), want [0, %d): none lost, none twice", all[0].Start, all[n-1].End, 3*n)
-		}
+		storetest.CheckProcessRanges(t, all, 0)
 	})
 	t.Run("L2_L3_OneSlotInTurns", func(t *testing.T) {
 		type lease struct{ fence, floor int64 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -22,29 +22,13 @@ const (
 )
 
 // keyState is what this store knows of a range key: its value at a znode version,
-// from its last write or read. Only the holder of turn reads or writes the fields,
-// so that the reservations of one key in this process queue instead of racing each
-// other's compare-and-swaps.
+// from its last write or read, kept in the key's turn (package keyturn).
 type keyState struct {
-	turn    chan struct{} // holds a token while a reservation or seal of the key runs
-	known   bool          // the fields below are the znode as last read or written
+	known   bool // the fields below are the znode as last read or written
 	exists  bool
 	next    int64
 	sealed  bool
 	version int32
-}
-
-// key returns the state of key, made on first use. States are kept for the store's
-// life: a few dozen bytes per key it ever served.
-func (s *Store) key(key string) *keyState {
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
-	k, ok := s.keys[key]
-	if !ok {
-		k = &keyState{turn: make(chan struct{}, 1)}
-		s.keys[key] = k
-	}
-	return k
 }
 
 func (s *Store) rangePath(key string) string { return s.root + "/ranges/" + escape(key) }
@@ -109,13 +93,12 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 	if err != nil {
 		return err
 	}
-	k := s.key(key)
-	select {
-	case k.turn <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	turn, err := s.keys.Take(ctx, key)
+	if err != nil {
+		return err
 	}
-	defer func() { <-k.turn }()
+	defer turn.Give()
+	k := &turn.State
 	path := s.rangePath(key)
 	misses := 0
 	for attempt := 1; ; attempt++ {
@@ -157,7 +140,7 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 			return fmt.Errorf("%w: %d compare-and-swaps missed", ErrContention, attempt)
 		}
 		if misses > 1 {
-			if err := backoff(ctx, misses-1); err != nil {
+			if err := keyturn.Backoff(ctx, misses-1, backoffBase, backoffMax); err != nil {
 				return err
 			}
 		}
@@ -180,19 +163,4 @@ func (s *Store) read(ctx context.Context, k *keyState, path string) error {
 	}
 	k.known, k.exists, k.next, k.sealed, k.version = true, true, v.Next, v.Sealed, stat.Version
 	return nil
-}
-
-// backoff waits about backoffBase·2^(n-1), up to backoffMax, with jitter so that
-// processes that missed together do not try again together.
-func backoff(ctx context.Context, n int) error {
-	d := min(backoffBase<<min(n-1, 16), backoffMax)
-	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -43,8 +43,7 @@ type Store struct {
 	offset  *ClockOffset // tests only: moves the store clock
 	name    string       // "zkstore(/cosid)", for errors
 
-	keysMu sync.Mutex
-	keys   map[string]*keyState // the ranges reserved through this store, by key
+	keys keyturn.Turns[keyState] // the ranges reserved through this store, by key
 
 	closed atomic.Bool
 }
@@ -119,7 +118,6 @@ func newStore(conn *zk.Conn, owned bool, opts []Option) (*Store, error) {
 		timeout: c.timeout,
 		offset:  c.offset,
 		name:    fmt.Sprintf("zkstore(%s)", c.root),
-		keys:    map[string]*keyState{},
 	}, nil
 }
 

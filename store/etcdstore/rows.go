@@ -74,8 +74,8 @@ func parseRow(b []byte) (row, error) {
 		return row{}, fmt.Errorf("slot row %.60q: %w", b, err)
 	}
 	switch {
-	case j.Fence < 1:
-		return row{}, fmt.Errorf("slot row %.60q: fence %d, want ≥ 1", b, j.Fence)
+	case j.Fence < 0, j.Fence == 0 && j.Owner != "": // fence 0: a floor raised by RaiseFloor before any lease
+		return row{}, fmt.Errorf("slot row %.60q: fence %d, want ≥ 1, or 0 for a slot never leased", b, j.Fence)
 	case (j.Owner == "") != (j.Incarnation == ""):
 		return row{}, fmt.Errorf("slot row %.60q: an owner without an incarnation, or the reverse", b)
 	case j.Owner == "" && j.EtcdLease != 0, j.EtcdLease < 0:

@@ -57,8 +57,10 @@ func (s *Store) listKeys(ctx context.Context, prefix, after string, limit int) (
 	// from it by a greater byte.
 	from, end := s.prefix+max(prefix, after), clientv3.GetPrefixRangeEnd(s.prefix+prefix)
 	var rev int64
-	for from < end {
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(int64(limit))}
+	// Keys of namespaces may lie between range keys: each read takes twice as many
+	// etcd keys as the one before, so that skipping them takes few round trips.
+	for batch := limit; from < end; batch = min(2*batch, store.MaxPage) {
+		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(int64(batch))}
 		if rev != 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}

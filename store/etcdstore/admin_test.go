@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/etcdstore"
@@ -144,5 +145,28 @@ func TestDelete_SealedKeyServesAgain(t *testing.T) {
 	}
 	if r, err := a.Reserve(t.Context(), "k", 2, 7); err != nil || r.Start != 7 {
 		t.Errorf("Reserve after the delete = %v, %v; want a range from 7", r, err)
+	}
+}
+
+// TestKeys_SkipsNamespaceKeys lists range keys among the keys of a namespace whose
+// name they share, in pages of one: only the range keys come, in byte order.
+func TestKeys_SkipsNamespaceKeys(t *testing.T) {
+	t.Parallel()
+	st := openStore(t, endpoint(t), newPrefix())
+	for _, owner := range []string{"a", "b", "c"} {
+		req := store.LeaseRequest{Namespace: "m", OwnerKey: owner, Limit: 4, TTL: time.Hour, Preferred: -1}
+		if _, err := st.Acquire(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := []string{"m", "m/slots/0", "m/held", "m/meta!", "n"}
+	for _, k := range keys {
+		if _, err := st.Reserve(t.Context(), k, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := slices.Sorted(slices.Values(keys))
+	if got := listKeys(t, st, "", 1); !slices.Equal(got, want) {
+		t.Errorf("keys:\n got %q\nwant %q", got, want)
 	}
 }

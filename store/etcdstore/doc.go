@@ -17,8 +17,9 @@
 //	                                      to the etcd lease of the slot's TTL
 //
 // The last path element tells the kinds apart, so no range key is ever a key of a
-// namespace, whatever '/' the names hold. The store never deletes a range key, a
-// row or a meta key; held keys go with their etcd lease, or on release.
+// namespace, whatever '/' the names hold. The store never deletes a row or a meta
+// key, nor a range key except by Admin.Delete; held keys go with their etcd lease,
+// or on release.
 //
 // # Reservations
 //
@@ -77,6 +78,14 @@
 // of the slots that expire by then, which is what etcd does when their TTL passes;
 // a test of its own lets etcd expire a lease while clients run a day apart.
 //
-// Rows are made when their slot is first taken, so a namespace of store.MaxSlots
+// Rows are made when their slot is first taken, or its floor raised
+// (Admin.RaiseFloor writes a row of fence 0), so a namespace of store.MaxSlots
 // costs nothing up front; an Acquire reads every row the namespace has.
+//
+// # Admin
+//
+// The store is a store.Admin. etcd orders the keys {prefix}{key}/next, not the keys:
+// "a!/next" sorts before "a/next". Keys reads etcd's range at one revision and
+// looks up the prefixes of the last key read that may sort before it, one
+// transaction, so every page comes in the keys' byte order.
 package etcdstore

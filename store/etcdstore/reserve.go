@@ -121,9 +121,10 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 			k.learn(nil, 0) // a guess: the miss of a key that exists brings its value
 		}
 		v, err := change(k)
-		if err != nil && k.rev == 0 && !read {
-			// Refused on the word of an absent key, which may exist by now with a
-			// value that serves. A key that exists only grows, and stays sealed.
+		if err != nil && !read {
+			// Refused on the word of what this store last saw of the key: an absent
+			// key may exist by now with a value that serves, and Admin.Delete may
+			// have removed a sealed or exhausted one.
 			if err := s.read(ctx, k, etcdKey); err != nil {
 				return err
 			}

@@ -67,15 +67,15 @@ func (r row) encode() string {
 }
 
 // parseRow reads a row value, refusing fields the store does not write and states
-// that no sequence of acquisitions, renewals and releases leaves.
+// that no sequence of acquisitions, renewals, releases and raises of the floor leaves.
 func parseRow(b []byte) (row, error) {
 	var j rowJSON
 	if err := decodeStrict(b, &j); err != nil {
 		return row{}, fmt.Errorf("slot row %.60q: %w", b, err)
 	}
 	switch {
-	case j.Fence < 1:
-		return row{}, fmt.Errorf("slot row %.60q: fence %d, want ≥ 1", b, j.Fence)
+	case j.Fence < 1 && (j != rowJSON{NextFloorMs: j.NextFloorMs} || j.NextFloorMs < 1): // fence 0: RaiseFloor's row of a slot never leased
+		return row{}, fmt.Errorf("slot row %.60q: fence %d, want ≥ 1, or 0 with only a next floor above 0", b, j.Fence)
 	case (j.Owner == "") != (j.Incarnation == ""):
 		return row{}, fmt.Errorf("slot row %.60q: an owner without an incarnation, or the reverse", b)
 	case j.Owner == "" && j.EtcdLease != 0, j.EtcdLease < 0:

@@ -3,6 +3,7 @@ package etcdstore
 import (
 	"context"
 	"fmt"
+	"github.com/cosid-go/cosid/internal/keyturn"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -195,7 +196,7 @@ func (s *Store) raise(ctx context.Context, key string, next int64) (store.Raised
 			return store.Raised{}, err
 		}
 		if misses > 0 {
-			if err := backoff(ctx, misses); err != nil {
+			if err := keyturn.Backoff(ctx, misses, backoffBase, backoffMax); err != nil {
 				return store.Raised{}, fmt.Errorf("%w: %d compare-and-swaps missed: %w", ErrContention, misses+1, err)
 			}
 		}

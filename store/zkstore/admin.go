@@ -20,11 +20,13 @@ import (
 var _ store.Admin = (*Store)(nil)
 
 // Keys implements store.Admin. ZooKeeper lists a znode's children in one answer and
-// in no order, and escaping does not keep the byte order of keys, so every page reads
-// the names of all range znodes, keeps those of the prefix after after, sorts them
-// by their keys, and reads the values of the first limit. A page costs a listing of
-// every key; the client's buffer (1.5 MB by default, zk.WithMaxBufferSize) and the
-// ensemble's jute.maxbuffer bound how many keys one store can list at all.
+// in no order, and escaping does not keep the byte order of keys, so Keys lists the
+// names of all range znodes, sorts them by their keys, and reads the values of the
+// first limit after after. The sorted listing serves the next pages for as long as
+// no range znode is created or deleted, which one read of the parent's stat tells: a
+// store of N keys streams in pages for one listing and a sort of N names, and then a
+// stat and limit reads a page. The ensemble's jute.maxbuffer and the client's
+// zk.WithMaxBufferSize, when set, bound how many names one listing can answer.
 func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
 	if err := store.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
@@ -41,35 +43,31 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 	return keys, nil
 }
 
+// listing is the keys of the range znodes in byte order, as listed when the parent
+// znode had its Czxid and Pzxid: the Pzxid moves with every creation or deletion of
+// a child, and the Czxid with a new parent, so equal ones mean the same children.
+type listing struct {
+	czxid, pzxid int64
+	keys         []string
+}
+
 func (s *Store) listKeys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
 	dir := s.root + "/ranges"
-	children, err := call(ctx, func() ([]string, error) {
-		c, _, err := s.conn.Children(dir)
-		return c, err
-	})
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, nil
-	}
-	if err != nil {
+	l, err := s.listing(ctx, dir)
+	if err != nil || l == nil {
 		return nil, err
 	}
-	// Escaping maps each byte on its own, so the escaped names of the prefix's keys
-	// are exactly those that start with the escaped prefix.
-	escPrefix := escape(prefix)
-	var names []string
-	for _, child := range children {
-		if !strings.HasPrefix(child, escPrefix) {
-			continue
-		}
-		key, ok := unescape(child)
-		if !ok {
-			return nil, fmt.Errorf("%w: %s/%s is no name of a key that the store escaped", ErrCorrupt, dir, child)
-		}
-		if key > after {
-			names = append(names, key)
-		}
+	i, _ := slices.BinarySearch(l.keys, prefix)
+	j, found := slices.BinarySearch(l.keys, after)
+	if found {
+		j++ // the first key above after
 	}
-	slices.Sort(names)
+	i = max(i, j)
+	n := i
+	for n < len(l.keys) && strings.HasPrefix(l.keys[n], prefix) {
+		n++
+	}
+	names := l.keys[i:n]
 	// A key deleted between the listing and its read leaves a gap that the next
 	// candidates fill, so that only the last page is short.
 	var out []store.KeyInfo
@@ -83,6 +81,53 @@ func (s *Store) listKeys(ctx context.Context, prefix, after string, limit int) (
 		out = append(out, got...)
 	}
 	return out, nil
+}
+
+// listing returns the sorted keys of the range znodes under dir: the last listing
+// when the children of dir are still the same, else a new one. It is nil when dir
+// does not exist.
+func (s *Store) listing(ctx context.Context, dir string) (*listing, error) {
+	stat, err := call(ctx, func() (*zk.Stat, error) {
+		ok, stat, err := s.conn.Exists(dir)
+		if err == nil && !ok {
+			err = zk.ErrNoNode
+		}
+		return stat, err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if l := s.list.Load(); l != nil && l.czxid == stat.Czxid && l.pzxid == stat.Pzxid {
+		return l, nil
+	}
+	type listed struct {
+		names []string
+		stat  *zk.Stat
+	}
+	got, err := call(ctx, func() (listed, error) {
+		names, stat, err := s.conn.Children(dir)
+		return listed{names, stat}, err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l := &listing{czxid: got.stat.Czxid, pzxid: got.stat.Pzxid, keys: make([]string, len(got.names))}
+	for i, name := range got.names {
+		key, ok := unescape(name)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s/%s is no name of a key that the store escaped", ErrCorrupt, dir, name)
+		}
+		l.keys[i] = key
+	}
+	slices.Sort(l.keys)
+	s.list.Store(l)
+	return l, nil
 }
 
 // readValues reads the range znodes of keys under dir, readers at a time, and

@@ -75,6 +75,94 @@ func TestKeys_ByteOrderNotEscapedOrder(t *testing.T) {
 	}
 }
 
+// TestKeys_After checks where a page starts for values of after below, inside and
+// above the prefix's keys, present among the keys or not.
+func TestKeys_After(t *testing.T) {
+	t.Parallel()
+	addr := server(t)
+	st := openStore(t, addr, zkstore.WithRoot(testRoot(t, addr)))
+	for _, k := range []string{"a", "a1", "a.", "b", "b1", "b2", "c"} {
+		if _, err := st.Reserve(t.Context(), k, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		prefix, after string
+		want          []string
+	}{
+		{"b", "a", []string{"b", "b1", "b2"}},
+		{"b", "a1", []string{"b", "b1", "b2"}},
+		{"b", "b", []string{"b1", "b2"}},
+		{"b", "b0", []string{"b1", "b2"}},
+		{"b", "b2", nil},
+		{"b", "c", nil},
+		{"", "a.", []string{"a1", "b", "b1", "b2", "c"}},
+		{"", "d", nil},
+		{"a", "", []string{"a", "a.", "a1"}},
+	}
+	for _, tt := range tests {
+		page, err := st.Keys(t.Context(), tt.prefix, tt.after, 10)
+		var got []string
+		for _, k := range page {
+			got = append(got, k.Key)
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("Keys(%q, after %q) = %q, %v; want %q", tt.prefix, tt.after, got, err, tt.want)
+		}
+	}
+}
+
+// TestKeys_ListingFollowsChanges checks that the pages after the first see the keys
+// that other stores created and deleted after it, though they reuse its listing
+// while the range znodes stay the same.
+func TestKeys_ListingFollowsChanges(t *testing.T) {
+	t.Parallel()
+	addr := server(t)
+	root := testRoot(t, addr)
+	a := openStore(t, addr, zkstore.WithRoot(root))
+	b := openStore(t, addr, zkstore.WithRoot(root))
+	names := func(page []store.KeyInfo, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, k := range page {
+			got = append(got, k.Key)
+		}
+		return got
+	}
+	for _, k := range []string{"k1", "k2", "k3", "k4"} {
+		if _, err := b.Reserve(t.Context(), k, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name   string
+		change func() error
+		after  string
+		want   []string
+	}{
+		{"unchanged", func() error { return nil }, "", []string{"k1", "k2"}},
+		{"unchanged again", func() error { return nil }, "k2", []string{"k3", "k4"}},
+		{"created", func() error { _, err := b.Reserve(t.Context(), "k25", 1, 0); return err }, "k2", []string{"k25", "k3"}},
+		{"deleted", func() error { return b.Delete(t.Context(), "k25") }, "k2", []string{"k3", "k4"}},
+		{"deleted by itself", func() error { return a.Delete(t.Context(), "k3") }, "k2", []string{"k4"}},
+		{"value changed", func() error { _, err := b.RaiseTo(t.Context(), "k4", 99); return err }, "k3", []string{"k4"}},
+	}
+	for _, step := range steps {
+		if err := step.change(); err != nil {
+			t.Fatal(err)
+		}
+		if got := names(a.Keys(t.Context(), "k", step.after, 2)); !slices.Equal(got, step.want) {
+			t.Errorf("%s: Keys after %q = %q, want %q", step.name, step.after, got, step.want)
+		}
+	}
+	if page, err := a.Keys(t.Context(), "k4", "", 1); err != nil || len(page) != 1 || page[0].Next != 99 {
+		t.Errorf("Keys(k4) after another store raised it to 99 = %+v, %v", page, err)
+	}
+}
+
 // TestKeys_CorruptName checks that a znode among the range znodes whose name escape
 // never writes fails Keys with ErrCorrupt naming it, instead of listing a guess.
 func TestKeys_CorruptName(t *testing.T) {

@@ -44,7 +44,8 @@ type Store struct {
 	name    string       // "zkstore(/cosid)", for errors
 
 	keysMu sync.Mutex
-	keys   map[string]*keyState // the ranges reserved through this store, by key
+	keys   map[string]*keyState    // the ranges reserved through this store, by key
+	list   atomic.Pointer[listing] // the last listing of the range znodes (admin.go)
 
 	closed atomic.Bool
 }

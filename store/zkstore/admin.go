@@ -19,6 +19,11 @@ import (
 
 var _ store.Admin = (*Store)(nil)
 
+// keyReaders bounds the range znodes a page of Keys reads at once. The client
+// pipelines its requests on one connection, so a page of thousands of keys takes
+// about its count over keyReaders round trips.
+const keyReaders = 64
+
 // Keys implements store.Admin. ZooKeeper lists a znode's children in one answer and
 // in no order, and escaping does not keep the byte order of keys, so Keys lists the
 // names of all range znodes, sorts them by their keys, and reads the values of the
@@ -130,48 +135,54 @@ func (s *Store) listing(ctx context.Context, dir string) (*listing, error) {
 	return l, nil
 }
 
-// readValues reads the range znodes of keys under dir, readers at a time, and
-// returns those that exist in the order of keys.
+// readValues reads the range znodes of keys under dir, keyReaders at a time, and
+// returns those that exist in the order of keys. The reads are the client's bare
+// Gets, inside one call for the lot: a goroutine per read and no more.
 func (s *Store) readValues(ctx context.Context, dir string, keys []string) ([]store.KeyInfo, error) {
-	var (
-		infos = make([]store.KeyInfo, len(keys))
-		found = make([]bool, len(keys))
-		errs  = make([]error, len(keys))
-		wg    sync.WaitGroup
-		sem   = make(chan struct{}, readers)
-	)
-	for i, key := range keys {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			path := dir + "/" + escape(key)
-			data, _, err := s.get(ctx, path)
-			switch {
-			case errors.Is(err, zk.ErrNoNode):
-				return
-			case err != nil:
-				errs[i] = err
-				return
+	return call(ctx, func() ([]store.KeyInfo, error) {
+		var (
+			infos = make([]store.KeyInfo, len(keys))
+			found = make([]bool, len(keys))
+			errs  = make([]error, len(keys))
+			wg    sync.WaitGroup
+			sem   = make(chan struct{}, keyReaders)
+		)
+		for i, key := range keys {
+			if ctx.Err() != nil {
+				break // call has answered already: start no more reads
 			}
-			v, err := parseValue(data)
-			if err != nil {
-				errs[i] = fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
-				return
-			}
-			infos[i], found[i] = store.KeyInfo{Key: key, Next: v.Next, Sealed: v.Sealed}, true
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	out := infos[:0]
-	for i, info := range infos {
-		if found[i] {
-			out = append(out, info)
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				path := dir + "/" + escape(key)
+				data, _, err := s.conn.Get(path)
+				switch {
+				case errors.Is(err, zk.ErrNoNode):
+					return
+				case err != nil:
+					errs[i] = err
+					return
+				}
+				v, err := parseValue(data)
+				if err != nil {
+					errs[i] = fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+					return
+				}
+				infos[i], found[i] = store.KeyInfo{Key: key, Next: v.Next, Sealed: v.Sealed}, true
+			})
 		}
-	}
-	return out, nil
+		wg.Wait()
+		if err := errors.Join(append(errs, ctx.Err())...); err != nil {
+			return nil, err
+		}
+		out := infos[:0]
+		for i, info := range infos {
+			if found[i] {
+				out = append(out, info)
+			}
+		}
+		return out, nil
+	})
 }
 
 // unescape returns the key whose escaped form is name, or ok false when name is no

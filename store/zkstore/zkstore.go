@@ -33,8 +33,8 @@ var (
 	ErrClosed = errors.New("store is closed")
 )
 
-// Store is a store.RangeStore and a store.SlotLeaseStore on a ZooKeeper ensemble. It
-// is safe for concurrent use, also by many processes sharing one ensemble.
+// Store is a store.RangeStore, a store.SlotLeaseStore and a store.Admin on a ZooKeeper
+// ensemble. It is safe for concurrent use, also by many processes sharing one ensemble.
 type Store struct {
 	conn    *zk.Conn
 	owned   bool // Close closes conn

@@ -36,4 +36,11 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	fmt.Println(r, l.Slot)
+	// An operator's tool lists the keys in byte order, a page at a time (store.Admin).
+	for k, err := range store.AllKeys(ctx, st, "order", 1000) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(k.Key, k.Next, k.Sealed)
+	}
 }

@@ -99,8 +99,8 @@ func parseRow(b []byte) (slotrow.Row, error) {
 		return slotrow.Row{}, fmt.Errorf("slot row %.60q: %w", b, err)
 	}
 	switch {
-	case j.Fence < 1:
-		return slotrow.Row{}, fmt.Errorf("slot row %.60q: fence %d, want ≥ 1", b, j.Fence)
+	case j.Fence < 1 && (j.Fence != 0 || j.NextFloorMs < 1 || j != rowJSON{NextFloorMs: j.NextFloorMs}):
+		return slotrow.Row{}, fmt.Errorf("slot row %.60q: fence %d, want ≥ 1, or 0 in a row of a raised floor only", b, j.Fence)
 	case (j.Owner == "") != (j.Incarnation == ""):
 		return slotrow.Row{}, fmt.Errorf("slot row %.60q: an owner without an incarnation, or the reverse", b)
 	}

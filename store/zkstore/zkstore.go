@@ -33,8 +33,8 @@ var (
 	ErrClosed = errors.New("store is closed")
 )
 
-// Store is a store.RangeStore and a store.SlotLeaseStore on a ZooKeeper ensemble. It
-// is safe for concurrent use, also by many processes sharing one ensemble.
+// Store is a store.RangeStore, a store.SlotLeaseStore and a store.Admin on a ZooKeeper
+// ensemble. It is safe for concurrent use, also by many processes sharing one ensemble.
 type Store struct {
 	conn    *zk.Conn
 	owned   bool // Close closes conn
@@ -44,6 +44,7 @@ type Store struct {
 	name    string       // "zkstore(/cosid)", for errors
 
 	keys keyturn.Turns[keyState] // the ranges reserved through this store, by key
+	list atomic.Pointer[listing] // the last listing of the range znodes (admin.go)
 
 	closed atomic.Bool
 }

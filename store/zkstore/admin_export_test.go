@@ -1,0 +1,4 @@
+package zkstore
+
+// Unescape is the inverse of Escape, for the external tests.
+var Unescape = unescape

@@ -41,3 +41,6 @@ var (
 func (s *Store) AcquireAs(ctx context.Context, req store.LeaseRequest, incarnation string) (store.Lease, error) {
 	return s.acquire(ctx, req, incarnation)
 }
+
+// IndexName names the sorted set of the keys that Keys lists.
+var IndexName = indexName

@@ -44,3 +44,6 @@ func (s *Store) AcquireAs(ctx context.Context, req store.LeaseRequest, incarnati
 
 // IndexName names the sorted set of the keys that Keys lists.
 var IndexName = indexName
+
+// KeyOfRangeName decodes the name of a range hash, for the fuzz tests.
+var KeyOfRangeName = keyOfRangeName

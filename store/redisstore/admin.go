@@ -170,8 +170,8 @@ func parseRaise(reply []string, key string) (store.Raised, error) {
 	}
 	before, err1 := strconv.ParseInt(reply[1], 10, 64)
 	after, err2 := strconv.ParseInt(reply[2], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return store.Raised{}, fmt.Errorf("the raise script answered %q: %w", reply, err)
+	if err := errors.Join(err1, err2); err != nil || after < before {
+		return store.Raised{}, fmt.Errorf("the raise script answered %q, want two integers, the second not below the first (%w)", reply, err)
 	}
 	return store.Raised{Key: key, Before: before, After: after, Sealed: reply[3] == "1"}, nil
 }

@@ -47,3 +47,9 @@ var IndexName = indexName
 
 // KeyOfRangeName decodes the name of a range hash, for the fuzz tests.
 var KeyOfRangeName = keyOfRangeName
+
+// Admin reply parsers, for the fuzz tests.
+var (
+	ParseRaise = parseRaise
+	ParseFloor = parseFloor
+)

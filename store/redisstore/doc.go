@@ -36,6 +36,7 @@
 //	cosid:{machines}:owners   hash  owner key → the slot it took last (L5)
 //	cosid:{machines}:held     zset  the leased slots, scored by expiry (ms)
 //	cosid:{machines}:busy     bitmap  bit n set while slot n is in held
+//	cosid:keys                zset    every range key, scored 0: the byte-ordered index of Admin.Keys
 //
 // The slot rows follow the same rules as the other stores (internal/slotrow), which
 // the scripts repeat in Lua and a test checks against the Go. held and busy are an

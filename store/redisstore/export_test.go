@@ -41,3 +41,15 @@ var (
 func (s *Store) AcquireAs(ctx context.Context, req store.LeaseRequest, incarnation string) (store.Lease, error) {
 	return s.acquire(ctx, req, incarnation)
 }
+
+// IndexName names the sorted set of the keys that Keys lists.
+var IndexName = indexName
+
+// KeyOfRangeName decodes the name of a range hash, for the fuzz tests.
+var KeyOfRangeName = keyOfRangeName
+
+// Admin reply parsers, for the fuzz tests.
+var (
+	ParseRaise = parseRaise
+	ParseFloor = parseFloor
+)

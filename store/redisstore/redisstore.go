@@ -38,6 +38,7 @@ type Store struct {
 	name    string // "redisstore(127.0.0.1:6379, cosid:)", for errors
 	clock   *clockOffset
 	closed  atomic.Bool
+	index   keyIndex // the keys this store added to the index of Keys (admin.go)
 	// replicas, replicaWait: every write waits for this many replicas (WithReplicas).
 	replicas    int
 	replicaWait time.Duration

@@ -21,6 +21,9 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 		return store.Range{}, s.fail("reserve", key, err)
 	}
 	defer cancel()
+	if err := s.indexKey(ctx, key); err != nil {
+		return store.Range{}, s.fail("reserve", key, err)
+	}
 	created := ""
 	if store.Fits(initialOffset, size) {
 		created = strconv.FormatInt(initialOffset+size, 10)
@@ -73,6 +76,9 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 		return s.fail("seal", key, err)
 	}
 	defer cancel()
+	if err := s.indexKey(ctx, key); err != nil {
+		return s.fail("seal", key, err)
+	}
 	if err := s.client.HSet(ctx, rangeKey(s.prefix, key), "sealed", 1).Err(); err != nil {
 		return s.fail("seal", key, err)
 	}

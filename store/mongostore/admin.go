@@ -49,7 +49,11 @@ func (s *Store) keys(ctx context.Context, prefix, after string, limit int) ([]st
 	if bounded {
 		id = append(id, bson.E{Key: "$lt", Value: hi})
 	}
-	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)).SetBatchSize(int32(limit))
+	// A negative limit asks for a single batch, which ends the cursor with the page
+	// (no getMore, no killCursors), and the batch size makes the batch the whole page
+	// rather than the server's default 101 documents. A page of MaxPage keys of
+	// MaxKeyLen bytes stays far below the 16 MiB that would cut a batch short.
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(-int64(limit)).SetBatchSize(int32(limit))
 	cur, err := s.ranges.Find(ctx, bson.D{{Key: "_id", Value: id}}, opts)
 	if err != nil {
 		return nil, err

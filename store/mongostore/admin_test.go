@@ -2,9 +2,15 @@ package mongostore_test
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/mongostore"
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
@@ -50,4 +56,129 @@ func (s taking) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 func (s taking) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
 	defer s.hold()()
 	return s.Store.LeaseOf(ctx, namespace, ownerKey)
+}
+
+// TestKeys_OneBoundedFindPerPage checks how a listing streams: each page is one find
+// of the _id range, sorted on _id and limited to the page, whose first batch holds
+// the whole page (no getMore), so that a listing of millions of keys holds one page
+// at a time and reads no key twice.
+func TestKeys_OneBoundedFindPerPage(t *testing.T) {
+	uri := server(t)
+	db := testDatabase(t, uri)
+	client, w := watch(t, uri, nil)
+	st, err := mongostore.New(client.Database(db), mongostore.WithTimeout(testTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keys, page = 400, 150
+	docs := []any{bson.D{{Key: "_id", Value: "p."}, {Key: "next", Value: int64(1)}}, bson.D{{Key: "_id", Value: "p0"}, {Key: "next", Value: int64(1)}}}
+	for i := range keys {
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("p/%04d", i)}, {Key: "next", Value: int64(i)}})
+	}
+	if _, err := client.Database(db).Collection(mongostore.RangeCollection).InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	w.commands, w.replies = nil, map[string][]bson.Raw{}
+	w.mu.Unlock()
+	n := 0
+	for ki, err := range store.AllKeys(t.Context(), st, "p/", page) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("p/%04d", n); ki.Key != want || ki.Next != int64(n) {
+			t.Fatalf("key %d = %+v, want %s at %d", n, ki, want, n)
+		}
+		n++
+	}
+	if n != keys {
+		t.Fatalf("listed %d keys, want %d", n, keys)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var finds []bson.Raw
+	for _, cmd := range w.commands {
+		switch cmd.Index(0).Key() {
+		case "find":
+			finds = append(finds, cmd)
+		case "getMore":
+			t.Errorf("a page needed a getMore: %v", cmd)
+		}
+	}
+	if want := keys/page + 1; len(finds) != want {
+		t.Fatalf("listing %d keys in pages of %d sent %d finds, want %d", keys, page, len(finds), want)
+	}
+	for i, f := range finds {
+		limit, _ := f.Lookup("limit").AsInt64OK()
+		sort, _ := f.Lookup("sort").DocumentOK()
+		single, _ := f.Lookup("singleBatch").BooleanOK()
+		_, upper := f.Lookup("filter", "_id", "$lt").StringValueOK()
+		if limit != page || !single || sort.String() != `{"_id": {"$numberInt":"1"}}` || !upper {
+			t.Errorf("find %d = %v; want a single batch limited to %d, a sort on _id and an upper bound of _id", i, f, page)
+		}
+	}
+	for i, r := range w.replies["find"] {
+		batch, _ := r.Lookup("cursor", "firstBatch").Array().Values()
+		if want := min(page, keys-i*page); len(batch) != want {
+			t.Errorf("find %d returned %d documents, want %d", i, len(batch), want)
+		}
+	}
+}
+
+// TestRaiseTo_OneAtomicUpdate checks what a raise asks the server: one
+// findAndModify of the key with upsert and $max of next, which MongoDB applies
+// atomically, whether the key exists or not. The kit cannot check that atomicity on
+// FerretDB (see turns).
+func TestRaiseTo_OneAtomicUpdate(t *testing.T) {
+	uri := server(t)
+	client, w := watch(t, uri, nil)
+	st, err := mongostore.New(client.Database(testDatabase(t, uri)), mongostore.WithTimeout(testTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []int64{50, 40, 70} {
+		w.mu.Lock()
+		w.commands = nil
+		w.mu.Unlock()
+		if _, err := st.RaiseTo(t.Context(), "k", to); err != nil {
+			t.Fatal(err)
+		}
+		w.mu.Lock()
+		cmds := w.commands
+		w.mu.Unlock()
+		if len(cmds) != 1 || cmds[0].Index(0).Key() != "findAndModify" {
+			t.Fatalf("RaiseTo(%d) sent %v, want one findAndModify", to, cmds)
+		}
+		cmd := cmds[0]
+		id, _ := cmd.Lookup("query", "_id").StringValueOK()
+		upsert, _ := cmd.Lookup("upsert").BooleanOK()
+		max, _ := cmd.Lookup("update", "$max", "next").AsInt64OK()
+		update, _ := cmd.Lookup("update").DocumentOK()
+		fields, _ := update.Elements()
+		if id != "k" || !upsert || max != to || len(fields) != 1 {
+			t.Errorf("RaiseTo(%d) sent %v; want an upsert of _id k with only $max of next %d", to, cmd, to)
+		}
+	}
+}
+
+// TestKeys_MaxPageOfLongestKeys checks that a page of store.MaxPage keys of
+// store.MaxKeyLen bytes comes whole in the single batch Keys asks for: a page cut
+// short would end a listing early.
+func TestKeys_MaxPageOfLongestKeys(t *testing.T) {
+	t.Parallel()
+	uri := server(t)
+	db := testDatabase(t, uri)
+	st := openStore(t, uri, db)
+	docs := make([]any, store.MaxPage+1)
+	for i := range docs {
+		key := fmt.Sprintf("long/%06d/", i)
+		docs[i] = bson.D{{Key: "_id", Value: key + strings.Repeat("k", store.MaxKeyLen-len(key))}, {Key: "next", Value: int64(math.MaxInt64)}}
+	}
+	if _, err := connect(t, uri).Database(db).Collection(mongostore.RangeCollection).InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := st.Keys(t.Context(), "long/", "", store.MaxPage)
+	if err != nil || len(keys) != store.MaxPage {
+		t.Fatalf("Keys of a full page = %d keys, %v; want %d", len(keys), err, store.MaxPage)
+	}
 }

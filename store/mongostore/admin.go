@@ -63,7 +63,7 @@ func (s *Store) keys(ctx context.Context, prefix, after string, limit int) ([]st
 	for cur.Next(ctx) {
 		var doc rangeDoc
 		if err := cur.Decode(&doc); err != nil || doc.Next < 0 {
-			return nil, fmt.Errorf("%w: %s %s: next %d: %v", ErrCorrupt, RangeCollection, cur.Current.Lookup("_id"), doc.Next, err)
+			return nil, corruptRange(cur.Current.Lookup("_id").String(), doc.Next, err)
 		}
 		keys = append(keys, store.KeyInfo{Key: doc.Key, Next: doc.Next, Sealed: doc.Sealed})
 	}
@@ -106,11 +106,20 @@ func (s *Store) raise(ctx context.Context, key string, next int64) (store.Raised
 		}
 		var before rangeDoc
 		if err := bson.Unmarshal(raw, &before); err != nil || before.Next < 0 {
-			return store.Raised{}, fmt.Errorf("%w: %s %q had next %d: %v", ErrCorrupt, RangeCollection, key, before.Next, err)
+			return store.Raised{}, corruptRange(strconv.Quote(key), before.Next, err)
 		}
 		return store.Raised{Key: key, Before: before.Next, After: max(before.Next, next), Sealed: before.Sealed}, nil
 	}
 	return store.Raised{}, errors.New("the key was inserted under both attempts")
+}
+
+// corruptRange is the error of a range document that failed to decode (err), or
+// whose next value is negative.
+func corruptRange(id string, next int64, err error) error {
+	if err == nil {
+		err = fmt.Errorf("next %d", next)
+	}
+	return fmt.Errorf("%w: %s %s: %w", ErrCorrupt, RangeCollection, id, err)
 }
 
 // Delete implements store.Admin: one deleteOne.

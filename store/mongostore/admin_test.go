@@ -2,10 +2,12 @@ package mongostore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -180,5 +182,109 @@ func TestKeys_MaxPageOfLongestKeys(t *testing.T) {
 	keys, err := st.Keys(t.Context(), "long/", "", store.MaxPage)
 	if err != nil || len(keys) != store.MaxPage {
 		t.Fatalf("Keys of a full page = %d keys, %v; want %d", len(keys), err, store.MaxPage)
+	}
+}
+
+// TestAdminCorrupt_Refused checks that the admin calls refuse documents the store
+// never writes with ErrCorrupt naming them, and that of the slot rows of fence 0
+// only the one RaiseFloor writes (no lease, a next floor) passes.
+func TestAdminCorrupt_Refused(t *testing.T) {
+	uri := server(t)
+	db := testDatabase(t, uri)
+	st := openStore(t, uri, db)
+	raw := connect(t, uri).Database(db)
+	ranges := []any{
+		bson.D{{Key: "_id", Value: "bad/text"}, {Key: "next", Value: "12"}},
+		bson.D{{Key: "_id", Value: "bad/negative"}, {Key: "next", Value: int64(-4)}},
+	}
+	if _, err := raw.Collection(mongostore.RangeCollection).InsertMany(t.Context(), ranges); err != nil {
+		t.Fatal(err)
+	}
+	row := func(ns string, extra ...bson.E) []any {
+		return []any{
+			bson.D{{Key: "_id", Value: ns + "#meta"}, {Key: "ns", Value: ns}, {Key: "limit", Value: 2}, {Key: "toleranceMs", Value: int64(0)}},
+			append(bson.D{{Key: "_id", Value: ns + "#1"}, {Key: "ns", Value: ns}, {Key: "slot", Value: 1}, {Key: "fence", Value: int64(0)}}, extra...),
+		}
+	}
+	tests := []struct {
+		name, doc string
+		call      func() error
+	}{
+		{"KeysText", `"bad/text"`, func() error { _, err := st.Keys(t.Context(), "bad/t", "", 10); return err }},
+		{"KeysNegative", `"bad/negative"`, func() error { _, err := st.Keys(t.Context(), "bad/", "bad/f", 10); return err }},
+		{"RaiseText", `"bad/text"`, func() error { _, err := st.RaiseTo(t.Context(), "bad/text", 1); return err }},
+		{"SlotsNoFloor", `"nofloor#1"`, func() error { _, err := st.Slots(t.Context(), "nofloor"); return err }},
+		{"SlotsOwnerAtFenceZero", `"owned#1"`, func() error { _, err := st.Slots(t.Context(), "owned"); return err }},
+		{"LeaseOfLastOwnerAtFenceZero", `"lastowner#1"`, func() error { _, err := st.LeaseOf(t.Context(), "lastowner", "o"); return err }},
+		{"RaiseFloorExpiryAtFenceZero", `"expiry#1"`, func() error {
+			_, err := st.RaiseFloor(t.Context(), store.FloorRequest{Namespace: "expiry", Slot: 1, FloorMs: 9})
+			return err
+		}},
+	}
+	for ns, extra := range map[string][]bson.E{
+		"nofloor":   nil,
+		"owned":     {{Key: "nextFloorMs", Value: int64(5)}, {Key: "owner", Value: "o"}, {Key: "incarnation", Value: "i"}},
+		"lastowner": {{Key: "nextFloorMs", Value: int64(5)}, {Key: "lastOwner", Value: "o"}},
+		"expiry":    {{Key: "nextFloorMs", Value: int64(5)}, {Key: "expiresMs", Value: int64(5)}},
+		"raised":    {{Key: "nextFloorMs", Value: int64(5)}},
+	} {
+		if _, err := raw.Collection(mongostore.SlotCollection).InsertMany(t.Context(), row(ns, extra...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.call(); !errors.Is(err, mongostore.ErrCorrupt) || !strings.Contains(err.Error(), tt.doc) {
+				t.Errorf("%v, want ErrCorrupt naming %s", err, tt.doc)
+			}
+		})
+	}
+	if info, err := st.Slots(t.Context(), "raised"); err != nil || len(info.Slots) != 1 || info.Slots[0].NextFloor != 5 {
+		t.Errorf("Slots of a namespace with a raised row = %+v, %v; want slot 1 with next floor 5", info, err)
+	}
+}
+
+// TestAdminEndedCalls checks that an admin call on a canceled context fails with
+// its error, and that a closed store refuses every admin call with ErrClosed.
+func TestAdminEndedCalls(t *testing.T) {
+	uri := server(t)
+	st := openStore(t, uri, testDatabase(t, uri))
+	calls := map[string]func(context.Context) error{
+		"Keys":       func(ctx context.Context) error { _, err := st.Keys(ctx, "", "", 1); return err },
+		"RaiseTo":    func(ctx context.Context) error { _, err := st.RaiseTo(ctx, "k", 1); return err },
+		"Delete":     func(ctx context.Context) error { return st.Delete(ctx, "k") },
+		"Slots":      func(ctx context.Context) error { _, err := st.Slots(ctx, "n"); return err },
+		"LeaseOf":    func(ctx context.Context) error { _, err := st.LeaseOf(ctx, "n", "o"); return err },
+		"RaiseFloor": func(ctx context.Context) error { _, err := st.RaiseFloor(ctx, store.FloorRequest{Namespace: "n", Limit: 1, FloorMs: 1}); return err },
+	}
+	canceled, cancel := context.WithCancel(t.Context())
+	cancel()
+	for name, call := range calls {
+		if err := call(canceled); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s on a canceled context: %v, want context.Canceled", name, err)
+		}
+	}
+	st.Close()
+	for name, call := range calls {
+		if err := call(t.Context()); !errors.Is(err, mongostore.ErrClosed) {
+			t.Errorf("%s on a closed store: %v, want ErrClosed", name, err)
+		}
+	}
+}
+
+// TestRaiseFloor_L2_FirstOwnerTakesFenceOne checks that the row RaiseFloor writes
+// for a slot never taken has fence 0, so that its first owner takes fence 1 as
+// from no row, and the raised floor.
+func TestRaiseFloor_L2_FirstOwnerTakesFenceOne(t *testing.T) {
+	uri := server(t)
+	st := openStore(t, uri, testDatabase(t, uri))
+	const floor = 1 << 50
+	info, err := st.RaiseFloor(t.Context(), store.FloorRequest{Namespace: "n", Limit: 2, Slot: 1, FloorMs: floor})
+	if err != nil || info.Fence != 0 || info.NextFloor != floor {
+		t.Fatalf("RaiseFloor = %+v, %v; want fence 0 and next floor %d", info, err, floor)
+	}
+	l, err := st.Acquire(t.Context(), store.LeaseRequest{Namespace: "n", OwnerKey: "o", Limit: 2, TTL: time.Minute, Preferred: 1})
+	if err != nil || l.Slot != 1 || l.Fence != 1 || l.Floor != floor {
+		t.Errorf("Acquire after RaiseFloor = %+v, %v; want slot 1 at fence 1 with floor %d", l, err, floor)
 	}
 }

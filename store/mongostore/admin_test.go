@@ -250,12 +250,15 @@ func TestAdminEndedCalls(t *testing.T) {
 	uri := server(t)
 	st := openStore(t, uri, testDatabase(t, uri))
 	calls := map[string]func(context.Context) error{
-		"Keys":       func(ctx context.Context) error { _, err := st.Keys(ctx, "", "", 1); return err },
-		"RaiseTo":    func(ctx context.Context) error { _, err := st.RaiseTo(ctx, "k", 1); return err },
-		"Delete":     func(ctx context.Context) error { return st.Delete(ctx, "k") },
-		"Slots":      func(ctx context.Context) error { _, err := st.Slots(ctx, "n"); return err },
-		"LeaseOf":    func(ctx context.Context) error { _, err := st.LeaseOf(ctx, "n", "o"); return err },
-		"RaiseFloor": func(ctx context.Context) error { _, err := st.RaiseFloor(ctx, store.FloorRequest{Namespace: "n", Limit: 1, FloorMs: 1}); return err },
+		"Keys":    func(ctx context.Context) error { _, err := st.Keys(ctx, "", "", 1); return err },
+		"RaiseTo": func(ctx context.Context) error { _, err := st.RaiseTo(ctx, "k", 1); return err },
+		"Delete":  func(ctx context.Context) error { return st.Delete(ctx, "k") },
+		"Slots":   func(ctx context.Context) error { _, err := st.Slots(ctx, "n"); return err },
+		"LeaseOf": func(ctx context.Context) error { _, err := st.LeaseOf(ctx, "n", "o"); return err },
+		"RaiseFloor": func(ctx context.Context) error {
+			_, err := st.RaiseFloor(ctx, store.FloorRequest{Namespace: "n", Limit: 1, FloorMs: 1})
+			return err
+		},
 	}
 	canceled, cancel := context.WithCancel(t.Context())
 	cancel()

@@ -16,7 +16,18 @@
 //
 // Neither suffix holds '#', so the last '#' of an _id splits it, whatever '#' a
 // namespace holds; reads also match the ns field. The store needs no index beyond
-// _id and never deletes a document.
+// _id; only Admin.Delete, for offline tools, deletes a document.
+//
+// # Admin
+//
+// The Store is a store.Admin. Keys is one find per page of a range of _id, sorted on
+// _id (the byte order of UTF-8, as MongoDB compares strings without a collation) and
+// limited to the page in a single batch, so a listing walks the _id index a page at
+// a time. RaiseTo is one findOneAndUpdate with upsert and $max of next, atomic on
+// MongoDB like a reservation. RaiseFloor writes the slot's row with the same
+// compare-and-set on its version as Acquire; for a slot never taken it inserts a row
+// of fence 0 that holds only nextFloorMs, so its first owner still takes fence 1.
+// Slots and LeaseOf read hello and the namespace's documents at once.
 //
 // # Reservations
 //

@@ -102,7 +102,7 @@ func (s *Store) readDocs(ctx context.Context, namespace string, suffixes ...stri
 		var d rowDoc
 		err := bson.Unmarshal(raw, &d)
 		switch {
-		case err == nil && (d.Fence < 1 || (d.Owner == "") != (d.Incarnation == "") || docID(namespace, strconv.Itoa(d.Slot)) != id):
+		case err == nil && ((d.Fence < 1 && !raisedOnly(d)) || (d.Owner == "") != (d.Incarnation == "") || docID(namespace, strconv.Itoa(d.Slot)) != id):
 			err = fmt.Errorf("fence %d, owner %q, incarnation %q, slot %d", d.Fence, d.Owner, d.Incarnation, d.Slot)
 		}
 		if err != nil {

@@ -102,3 +102,11 @@ func MillisUp(d time.Duration) int64 {
 	}
 	return ms
 }
+
+// Info is the row of slot as store.Admin's Slots lists it.
+func (r Row) Info(slot int) store.SlotInfo {
+	return store.SlotInfo{
+		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
+		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
+	}
+}

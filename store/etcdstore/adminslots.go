@@ -31,7 +31,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	}
 	for slot, r := range ns.rows {
 		if r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, slotInfo(slot, r.Row))
+			info.Slots = append(info.Slots, r.Row.Info(slot))
 		}
 	}
 	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
@@ -142,7 +142,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		next := old
 		next.NextFloorMs = max(next.NextFloorMs, req.FloorMs)
 		if next == old {
-			return slotInfo(req.Slot, old.Row), nil
+			return old.Row.Info(req.Slot), nil
 		}
 		resp, err = s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(rowKey), "=", rowRev),
@@ -153,14 +153,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 			return store.SlotInfo{}, err
 		}
 		if resp.Succeeded {
-			return slotInfo(req.Slot, next.Row), nil
+			return next.Row.Info(req.Slot), nil
 		}
-	}
-}
-
-func slotInfo(slot int, r slotrow.Row) store.SlotInfo {
-	return store.SlotInfo{
-		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
-		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
 	}
 }

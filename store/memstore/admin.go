@@ -95,7 +95,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	}
 	for slot, r := range ns.slots {
 		if r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, slotInfo(slot, *r))
+			info.Slots = append(info.Slots, r.Info(slot))
 		}
 	}
 	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
@@ -164,12 +164,5 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		return store.SlotInfo{}, fmt.Errorf("memstore: slot %d of namespace %q is %q's: %w", req.Slot, req.Namespace, r.Owner, store.ErrSlotHeld)
 	}
 	r.NextFloorMs = max(r.NextFloorMs, req.FloorMs)
-	return slotInfo(req.Slot, *r), nil
-}
-
-func slotInfo(slot int, r slotrow.Row) store.SlotInfo {
-	return store.SlotInfo{
-		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
-		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
-	}
+	return r.Info(req.Slot), nil
 }

@@ -154,7 +154,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 		}
 		for _, slot := range slices.Sorted(maps.Keys(ns.rows)) {
 			if d := ns.rows[slot]; d.Fence > 0 || d.NextFloorMs > 0 {
-				info.Slots = append(info.Slots, slotInfo(slot, d.row()))
+				info.Slots = append(info.Slots, d.row().Info(slot))
 			}
 		}
 		return nil
@@ -263,14 +263,14 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		next := r
 		next.NextFloorMs = max(r.NextFloorMs, req.FloorMs)
 		if next == r {
-			return slotInfo(req.Slot, r), nil
+			return r.Info(req.Slot), nil
 		}
 		won, err := s.swap(ctx, req.Namespace, req.Slot, exists, d.Version, next)
 		switch {
 		case err != nil:
 			return store.SlotInfo{}, err
 		case won:
-			return slotInfo(req.Slot, next), nil
+			return next.Info(req.Slot), nil
 		}
 	}
 }
@@ -279,11 +279,4 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 // fence 0, no lease, a next floor. Its first owner takes fence 1, as from no row.
 func raisedOnly(d rowDoc) bool {
 	return d.Fence == 0 && d.NextFloorMs > 0 && d.row() == slotrow.Row{NextFloorMs: d.NextFloorMs}
-}
-
-func slotInfo(slot int, r slotrow.Row) store.SlotInfo {
-	return store.SlotInfo{
-		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
-		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
-	}
 }

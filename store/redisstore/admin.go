@@ -287,7 +287,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	}
 	for _, slot := range slices.Sorted(maps.Keys(rows)) {
 		if r := rows[slot]; r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, slotInfo(slot, *r))
+			info.Slots = append(info.Slots, r.Info(slot))
 		}
 	}
 	return info, nil
@@ -364,7 +364,7 @@ func parseFloor(reply []string, req store.FloorRequest) (store.SlotInfo, error) 
 				return store.SlotInfo{}, err
 			}
 		}
-		return slotInfo(req.Slot, *rows[req.Slot]), nil
+		return rows[req.Slot].Info(req.Slot), nil
 	case status == "missing":
 		return store.SlotInfo{}, store.ErrNotFound
 	case status == "conflict" && len(reply) == 3:
@@ -376,11 +376,4 @@ func parseFloor(reply []string, req store.FloorRequest) (store.SlotInfo, error) 
 		return store.SlotInfo{}, fmt.Errorf("the slot is %q's: %w", reply[1], store.ErrSlotHeld)
 	}
 	return store.SlotInfo{}, fmt.Errorf("the raise floor script answered %q, want ok, missing, conflict, outside or held with their values", reply)
-}
-
-func slotInfo(slot int, r slotrow.Row) store.SlotInfo {
-	return store.SlotInfo{
-		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
-		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
-	}
 }

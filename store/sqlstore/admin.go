@@ -154,7 +154,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 			StoreNow:  time.UnixMilli(ns.nowMs).UTC(),
 		}
 		for _, r := range rows {
-			info.Slots = append(info.Slots, slotInfo(r))
+			info.Slots = append(info.Slots, r.Info(r.slot))
 		}
 		return nil
 	})
@@ -243,7 +243,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 			}
 			next := rows[0]
 			next.NextFloorMs = max(next.NextFloorMs, req.FloorMs)
-			info = slotInfo(next)
+			info = next.Info(next.slot)
 			if next == rows[0] {
 				return nil
 			}
@@ -257,11 +257,4 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		return store.SlotInfo{}, s.leaseFail(ctx, fmt.Sprintf("raise the floor of slot %d of namespace %q to %d", req.Slot, req.Namespace, req.FloorMs), err)
 	}
 	return info, nil
-}
-
-func slotInfo(r slotRow) store.SlotInfo {
-	return store.SlotInfo{
-		Slot: r.slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
-		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
-	}
 }

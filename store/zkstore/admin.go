@@ -277,7 +277,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	}
 	for slot, r := range ns.rows {
 		if r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, slotInfo(slot, r.Row))
+			info.Slots = append(info.Slots, r.Row.Info(slot))
 		}
 	}
 	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
@@ -392,7 +392,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 			return store.SlotInfo{}, fmt.Errorf("the slot is %q's: %w", r.Owner, store.ErrSlotHeld)
 		}
 		if r.NextFloorMs >= req.FloorMs {
-			return slotInfo(req.Slot, r), nil
+			return r.Info(req.Slot), nil
 		}
 		r.NextFloorMs = req.FloorMs
 		if stat != nil {
@@ -402,16 +402,9 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		}
 		switch {
 		case err == nil:
-			return slotInfo(req.Slot, r), nil
+			return r.Info(req.Slot), nil
 		case !errors.Is(err, zk.ErrBadVersion) && !errors.Is(err, zk.ErrNodeExists) && !errors.Is(err, zk.ErrNoNode):
 			return store.SlotInfo{}, fmt.Errorf("writing slot %d: %w", req.Slot, err)
 		}
-	}
-}
-
-func slotInfo(slot int, r slotrow.Row) store.SlotInfo {
-	return store.SlotInfo{
-		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
-		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
 	}
 }

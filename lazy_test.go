@@ -42,7 +42,7 @@ cosid:
   namespace: app
   stores:
     mem: { type: memory }
-    db: { type: sql, driver: sqlite, dsn: ` + filepath.Join(dir, "later", "ids.db") + `, timeout: 1s, options: { initSchema: true } }
+    db: { type: sql, driver: sqlite, dsn: ` + filepath.Join(dir, "later", "ids.db") + `, timeout: 3s, options: { initSchema: true } }
   generators:
     order: { strategy: segment, store: db, step: 10, lookahead: 0s }
     bill: { strategy: periodic-segment, store: db, period: YEAR, zone: UTC, step: 10, lookahead: 0s }

@@ -77,11 +77,15 @@ func TestRuntime_GeneratorOptionsReachEveryGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rt.Close()
 	for _, name := range []string{"order", "bill", "event"} {
 		if _, err := rt.Next(name); err != nil {
 			t.Fatalf("Next(%q): %v", name, err)
 		}
+	}
+	// A generator tells its observer of a range after its first caller may have
+	// taken an id of it; Close waits for that.
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -3,9 +3,10 @@
 // connections: the peer sees no close and no data, as behind a dead switch), or
 // resets every connection and refuses new ones.
 //
-// The package's tests hold the fault harness too: generators in two OS processes
-// on PostgreSQL and MariaDB through the proxy, SIGKILL loops, and SIGSTOP past a
-// Snowflake lease (see docs/uniqueness.md).
+// The package's tests hold the fault harness too: segment, periodic and Snowflake
+// generators in OS processes on PostgreSQL, MariaDB, Redis and etcd through the
+// proxy, SIGKILL loops, SIGSTOP past a Snowflake lease, and servers of the test's
+// own restarted under load (see docs/uniqueness.md).
 package faultproxy
 
 import (

@@ -107,6 +107,17 @@ var backends = []backend{
 	},
 }
 
+// backendNamed returns the backend of that name.
+func backendNamed(t *testing.T, name string) backend {
+	for _, b := range backends {
+		if b.name == name {
+			return b
+		}
+	}
+	t.Fatalf("no backend %q", name)
+	return backend{}
+}
+
 var mysqlAddr = regexp.MustCompile(`tcp\(([^)]*)\)`)
 
 func hostPort(v string) (string, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/segment"
@@ -78,9 +79,10 @@ func TestFaultChild(t *testing.T) {
 	if err := json.Unmarshal([]byte(spec), &j); err != nil {
 		t.Fatalf("%s=%s: %v", childEnv, spec, err)
 	}
-	// The MySQL driver logs every connection the proxy resets; the errors that
-	// matter reach the generators.
+	// The drivers log every connection the proxy resets and every failed dial; the
+	// errors that matter reach the generators.
 	mysql.SetLogger(log.New(io.Discard, "", 0))
+	redis.SetLogger(quiet{})
 	deadline := time.Now().Add(time.Duration(j.Seconds * float64(time.Second)))
 	st := openUntil(t, j, deadline)
 	if st == nil {
@@ -104,6 +106,11 @@ func TestFaultChild(t *testing.T) {
 	wg.Wait()
 	fmt.Println("END")
 }
+
+// quiet drops go-redis's own log lines.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
 
 // openUntil opens the job's store, trying again while the proxy refuses it.
 func openUntil(t *testing.T, j job, deadline time.Time) store.RangeStore {

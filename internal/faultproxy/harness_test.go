@@ -45,10 +45,6 @@ func checkPeriods(t *testing.T, tl *tally, want []string) {
 // midnight halfway.
 func TestHarness_TwoProcesses_NetworkFaults(t *testing.T) {
 	eachBackend(t, func(t *testing.T, p *faultproxy.Proxy, j job, secs float64) {
-		var periods []string
-		j.Kinds, j.Seconds, j.Slots, j.Reacquire = allKinds, secs, 2, true
-		j.Shift, periods = midnight(t, time.Duration(secs*float64(time.Second))/2)
-		kids := []*child{start(t, j), start(t, j)}
 		faults := []struct {
 			mode faultproxy.Mode
 			d    time.Duration
@@ -56,30 +52,46 @@ func TestHarness_TwoProcesses_NetworkFaults(t *testing.T) {
 			{faultproxy.Delay, 50 * time.Millisecond}, {faultproxy.Hold, 0}, {faultproxy.Pass, 0},
 			{faultproxy.Reset, 0}, {faultproxy.Pass, 0}, {faultproxy.Hold, 0}, {faultproxy.Reset, 0},
 		}
-		// The faults take the run but its last ten seconds, which are for
-		// recovering: a generator backs off for up to 5 s after failures, and a
-		// Snowflake generator that lost its lease waits for a slot to expire.
-		end := time.Now().Add(time.Duration(secs*float64(time.Second)) - 10*time.Second)
-		applied := 0
-		for i := 0; time.Now().Before(end); i++ {
-			f := faults[i%len(faults)]
-			p.Set(f.mode, f.d)
-			applied++
-			time.Sleep(1500 * time.Millisecond) // how long each fault lasts
-		}
-		p.Set(faultproxy.Pass, 0)
-		var tl tally
-		for i, k := range kids {
-			tl.add(t, fmt.Sprintf("child %d", i), k.wait())
-		}
-		n := tl.check(t)
-		if tl.ended != 2 {
-			t.Fatalf("%d of 2 children ran to their end", tl.ended)
-		}
-		checkPeriods(t, &tl, periods)
-		t.Logf("%d faults; %d ids (%d Snowflake) from 2 processes, none twice; errors %v, all allowed and cleared; %d leases lost",
-			applied, n, len(tl.stamps), tl.errs, tl.lost)
+		twoProcesses(t, j, secs, "faults", func(end time.Time) (applied int) {
+			for i := 0; time.Now().Before(end); i++ {
+				f := faults[i%len(faults)]
+				p.Set(f.mode, f.d)
+				applied++
+				time.Sleep(1500 * time.Millisecond) // how long each fault lasts
+			}
+			p.Set(faultproxy.Pass, 0)
+			return applied
+		})
 	})
+}
+
+// twoProcesses runs two processes of j's store, each with a segment, a periodic and
+// a Snowflake generator, for secs; disturb disturbs them until end, ten seconds
+// before theirs, and returns how many of what (named by what) it did. It fails t
+// for a value handed out twice, an error Next must not return, and a generator
+// whose errors did not clear once the disturbance was over. The periodic clocks
+// cross a midnight halfway.
+func twoProcesses(t *testing.T, j job, secs float64, what string, disturb func(end time.Time) int) {
+	t.Helper()
+	var periods []string
+	j.Kinds, j.Seconds, j.Slots, j.Reacquire = allKinds, secs, 2, true
+	j.Shift, periods = midnight(t, time.Duration(secs*float64(time.Second))/2)
+	kids := []*child{start(t, j), start(t, j)}
+	// The last ten seconds are for recovering: a generator backs off for up to 5 s
+	// after failures, and a Snowflake generator that lost its lease waits for a
+	// slot to expire.
+	done := disturb(time.Now().Add(time.Duration(secs*float64(time.Second)) - 10*time.Second))
+	var tl tally
+	for i, k := range kids {
+		tl.add(t, fmt.Sprintf("child %d", i), k.wait())
+	}
+	n := tl.check(t)
+	if tl.ended != 2 {
+		t.Fatalf("%d of 2 children ran to their end", tl.ended)
+	}
+	checkPeriods(t, &tl, periods)
+	t.Logf("%d %s; %d ids (%d Snowflake) from 2 processes, none twice; errors %v, all allowed and cleared; %d leases lost",
+		done, what, n, len(tl.stamps), tl.errs, tl.lost)
 }
 
 // TestHarness_KillLoop kills a process that makes segment, periodic and Snowflake

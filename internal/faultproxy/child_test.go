@@ -177,19 +177,10 @@ func runSegment(t *testing.T, j job, st store.RangeStore, deadline time.Time) {
 		return
 	}
 	defer g.Close()
-	var r runs
-	for n := 0; time.Now().Before(deadline); n++ {
+	generate(kindSegment, deadline, func() (string, int64, error) {
 		v, err := g.Next()
-		if err != nil {
-			r.flush()
-			report(kindSegment, err, segment.ErrUnavailable)
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		r.add("R", v)
-		pace(n)
-	}
-	r.flush()
+		return "R", v, err
+	})
 }
 
 func runPeriodic(t *testing.T, j job, st store.RangeStore, deadline time.Time) {
@@ -206,16 +197,25 @@ func runPeriodic(t *testing.T, j job, st store.RangeStore, deadline time.Time) {
 		return
 	}
 	defer g.Close()
+	generate(kindPeriodic, deadline, func() (string, int64, error) {
+		id, err := g.Next()
+		return "P " + id.Period, id.Value, err
+	})
+}
+
+// generate prints the ids of next, a segment or periodic generator's, as runs
+// under their head, until the deadline.
+func generate(kind string, deadline time.Time, next func() (head string, v int64, err error)) {
 	var r runs
 	for n := 0; time.Now().Before(deadline); n++ {
-		id, err := g.Next()
+		head, v, err := next()
 		if err != nil {
 			r.flush()
-			report(kindPeriodic, err, segment.ErrUnavailable)
-			time.Sleep(10 * time.Millisecond)
+			report(kind, err, segment.ErrUnavailable)
+			time.Sleep(10 * time.Millisecond) // the child's own retry pace
 			continue
 		}
-		r.add("P "+id.Period, id.Value)
+		r.add(head, v)
 		pace(n)
 	}
 	r.flush()

@@ -68,42 +68,80 @@ func (s *ownServer) start() {
 
 // crash kills the server and its child processes with SIGKILL, as a crash of the
 // machine's processes would, and reaps it. The server is stopped first, so that it
-// forks no child while they are killed. (PostgreSQL's children make sessions of
-// their own, so a process group would not hold them.)
+// forks no child while they are killed, and crash returns once they are all gone:
+// a PostgreSQL started while one of them still holds its shared memory refuses to
+// start. (PostgreSQL's children make sessions of their own, so a process group
+// would not hold them.)
 func (s *ownServer) crash() {
 	if s.cmd == nil {
 		return
 	}
 	pid := s.cmd.Process.Pid
 	syscall.Kill(pid, syscall.SIGSTOP)
-	for _, c := range children(pid) {
-		syscall.Kill(c, syscall.SIGKILL)
+	s.until(func() bool { st, _ := procStat(pid); return st.state == "T" })
+	var kids []int
+	for _, c := range processes() {
+		if st, ok := procStat(c); ok && st.ppid == pid {
+			kids = append(kids, c)
+			syscall.Kill(c, syscall.SIGKILL)
+		}
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	s.cmd.Wait()
 	s.cmd = nil
+	for _, c := range kids {
+		// Gone, or a zombie, which holds no memory: nobody may reap the orphans.
+		s.until(func() bool { st, ok := procStat(c); return !ok || st.state == "Z" })
+	}
 }
 
-// children returns the processes whose parent is pid, from /proc.
-func children(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var kids []int
-	for _, e := range entries {
-		c, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …, where comm may hold spaces and parentheses.
-		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			kids = append(kids, c)
+// until polls cond until it holds, failing the test after 10 s.
+func (s *ownServer) until(cond func() bool) {
+	s.t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-timeout:
+			s.t.Fatalf("%s: a process did not stop or go within 10 s", s.args[0])
 		}
 	}
-	return kids
+}
+
+// processes returns the ids of the processes in /proc.
+func processes() []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// stat is what the harness reads of /proc/<pid>/stat.
+type stat struct {
+	state string // R, S, T (stopped), Z (zombie), …
+	ppid  int
+}
+
+// procStat reads pid's state and parent from /proc, or reports false when pid is
+// gone.
+func procStat(pid int) (stat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return stat{}, false
+	}
+	// pid (comm) state ppid …, where comm may hold spaces and parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 2 {
+		return stat{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return stat{state: f[0], ppid: ppid}, true
 }
 
 // freePort returns a loopback port that nothing listened on a moment ago.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,9 +18,10 @@ const keysPage = 1000
 
 func keysCommand() *cobra.Command {
 	var (
-		f      adminFlags
-		prefix string
-		asJSON bool
+		f       adminFlags
+		prefix  string
+		asJSON  bool
+		reindex bool
 	)
 	cmd := &cobra.Command{
 		Use:   "keys",
@@ -27,20 +29,31 @@ func keysCommand() *cobra.Command {
 		Long: `List the keys of the store, in byte order, with the value each key's next
 reservation starts at and whether it is sealed. The store is read a page at a time,
 so a store of millions of period keys streams. With --json each key is a JSON object
-on a line of its own.`,
+on a line of its own.
+
+A Redis store lists its keys from an index that it keeps itself; --reindex first adds
+to it the keys that a version of the store without the index wrote (a SCAN of the
+server, which takes a while on millions of keys).`,
 		Example: `  cosid keys
   cosid keys --prefix app/bill/
-  cosid keys --dsn 'postgres://app@db:5432/app' --json`,
+  cosid keys --dsn 'postgres://app@db:5432/app' --json
+  cosid keys --store redis --reindex`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := store.CheckKeys(prefix, "", keysPage); err != nil {
 				return fmt.Errorf("--prefix: %w", err)
 			}
-			a, _, err := f.open(cmd.Context(), cmd, warnLogger(cmd))
+			a, cfg, err := f.open(cmd.Context(), cmd, warnLogger(cmd))
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			if reindex {
+				name, _ := f.storeName(cfg)
+				if err := rebuildIndex(cmd, a, name, cfg.Stores[name].Type); err != nil {
+					return err
+				}
+			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			err = listKeys(w, store.AllKeys(cmd.Context(), a, prefix, keysPage), asJSON)
 			if ferr := w.Flush(); err == nil {
@@ -51,8 +64,30 @@ on a line of its own.`,
 	}
 	cmd.Flags().StringVar(&prefix, "prefix", "", "list only the keys that start with it")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object a line: {\"key\":…,\"next\":…,\"sealed\":…}")
+	cmd.Flags().BoolVar(&reindex, "reindex", false, "first rebuild the store's key index (Redis: keys written by a version without one)")
 	f.register(cmd)
 	return cmd
+}
+
+// reindexer is a store that lists its keys from an index of its own, which Reindex
+// rebuilds from the keys themselves (redisstore).
+type reindexer interface {
+	Reindex(ctx context.Context) (int, error)
+}
+
+// rebuildIndex rebuilds the key index of a, the store name of type typ, and says on
+// stderr how many keys it holds.
+func rebuildIndex(cmd *cobra.Command, a store.Admin, name, typ string) error {
+	r, ok := a.(reindexer)
+	if !ok {
+		return fmt.Errorf("--reindex: store %q (type %s) keeps no key index to rebuild: it lists its keys as they are", name, typ)
+	}
+	n, err := r.Reindex(cmd.Context())
+	if err != nil {
+		return fmt.Errorf("--reindex: %w", err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "reindexed: %d keys in the index\n", n)
+	return nil
 }
 
 type keyJSON struct {

@@ -6,11 +6,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/cosid-go/cosid/metrics"
 )
 
 // FuzzQueryValue checks queryValue against url.ParseQuery: the same first value of
@@ -125,23 +120,13 @@ func TestServeHTTP_RoutesAsTheMux(t *testing.T) {
 // TestMetrics_RefusedRequestNamesItsRoute checks that a request refused for its token
 // is counted under the route it asked for, which the mux did not serve.
 func TestMetrics_RefusedRequestNamesItsRoute(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newServer(t, nil, WithToken("s3cret"), WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	s := newMetricsServer(t, WithToken("s3cret"))
 	do(t, s, "GET", "/v1/generators/order/next", "")
 	do(t, s, "GET", "/nowhere", "")
 	do(t, s, "GET", "/v1/generators/ord%65r/next", "", "Authorization", "Bearer s3cret")
-	_, _, body := do(t, s, "GET", "/metrics", "", "Authorization", "Bearer s3cret")
-	for _, want := range []string{
+	checkMetrics(t, s, []string{
 		`cosid_http_requests_total{code="401",route="GET /v1/generators/{name}/next"} 1`,
 		`cosid_http_requests_total{code="401",route="unmatched"} 1`,
 		`cosid_http_requests_total{code="200",route="GET /v1/generators/{name}/next"} 1`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("/metrics lacks %s", want)
-		}
-	}
+	}, "Authorization", "Bearer s3cret")
 }

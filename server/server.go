@@ -156,7 +156,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.metrics != nil {
 		start = time.Now()
 	}
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	rec := recorders.Get().(*recorder)
+	*rec = recorder{ResponseWriter: w, status: http.StatusOK}
 	// pattern is the route of the metrics; routed says the mux set it in r.Pattern,
 	// which it does only once it has routed the request, so the mux routes it once.
 	var pattern string
@@ -181,6 +182,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			s.metrics.ObserveHTTP(route, rec.status, time.Since(start))
 		}
+		*rec = recorder{} // holds no writer or request for the pool
+		recorders.Put(rec)
 	}()
 	if s.auth && r.URL.Path != "/healthz" && !s.authorized(r) {
 		_, pattern = s.mux.Handler(r)
@@ -225,6 +228,10 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 }
+
+// recorders holds the recorders of finished requests: a handler does not keep its
+// ResponseWriter past its return.
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
 
 // recorder remembers the status of an answer, for metrics and panics. While routing is
 // set, the mux routes that request: an answer of the mux itself (no route matched,

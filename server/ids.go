@@ -229,7 +229,9 @@ func increment(d []byte) []byte {
 
 // wantsJSON reports whether the client asked for JSON.
 func wantsJSON(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept"), "application/json")
+	// The key is canonical already: Header.Get would only spend time making it so.
+	accept := r.Header["Accept"]
+	return len(accept) > 0 && strings.Contains(accept[0], "application/json")
 }
 
 // next serves GET /v1/generators/{name}/next?count=N.

@@ -19,20 +19,44 @@ func nextName(r *http.Request) (string, bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return "", false
 	}
-	name, ok := strings.CutPrefix(r.URL.EscapedPath(), "/v1/generators/")
+	if r.URL.RawPath == "" {
+		// The path escapes to itself where the name is of unreserved characters
+		// only, so it is the path that the mux matches, without escaping it.
+		name, ok := nextSegment(r.URL.Path)
+		for i := range len(name) {
+			if !unreserved(name[i]) {
+				return "", false
+			}
+		}
+		return name, ok
+	}
+	name, ok := nextSegment(r.URL.EscapedPath())
+	for i := range len(name) {
+		if name[i] == '%' {
+			return "", false
+		}
+	}
+	return name, ok
+}
+
+// nextSegment returns the segment {name} of a path /v1/generators/{name}/next: not
+// empty, no '/' in it, and not "." or "..", which path cleaning would remove.
+func nextSegment(path string) (string, bool) {
+	name, ok := strings.CutPrefix(path, "/v1/generators/")
 	if !ok {
 		return "", false
 	}
 	name, ok = strings.CutSuffix(name, "/next")
-	if !ok || name == "" || name == "." || name == ".." {
+	if !ok || name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
 		return "", false
 	}
-	for i := range len(name) {
-		if name[i] == '/' || name[i] == '%' {
-			return "", false
-		}
-	}
 	return name, true
+}
+
+// unreserved reports whether c is an unreserved character of RFC 3986, which a URL
+// never escapes.
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // queryValue returns the first value of key in the query raw, and whether key is

@@ -158,8 +158,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{ResponseWriter: w, status: http.StatusOK}
-	// pattern is the route of the metrics; routed says the mux set it in r.Pattern,
-	// which it does only once it has routed the request, so the mux routes it once.
+	// pattern is the route of the metrics. Once the mux has routed r (routed), it is
+	// r.Pattern, which the mux sets: the mux routes a request once, not to ask.
 	var pattern string
 	routed := false
 	defer func() {

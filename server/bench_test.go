@@ -1,10 +1,14 @@
 package server
 
 import (
-	"github.com/cosid-go/cosid"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/metrics"
 )
 
 // discard is a ResponseWriter that keeps nothing, so that the benchmarks measure the
@@ -59,17 +63,29 @@ func BenchmarkNext(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		b.Fatal(err)
+	}
 	s := New(rt, WithLogger(nil))
+	// withMetrics is the server as cosid serve runs it: every request is counted.
+	withMetrics := New(rt, WithLogger(nil), WithMetrics(m, http.NotFoundHandler()))
 	for _, bc := range []struct {
 		name, target string
 		header       []string
 	}{
 		{"count=1", "/v1/generators/order/next", nil},
+		{"count=1/metrics", "/v1/generators/order/next", nil},
 		{"count=100", "/v1/generators/order/next?count=100", nil},
 		{"count=1000", "/v1/generators/order/next?count=1000", nil},
 		{"count=1000/json", "/v1/generators/order/next?count=1000", []string{"Accept", "application/json"}},
 		{"count=1000/codec", "/v1/generators/code/next?count=1000", nil},
 	} {
-		b.Run(bc.name, func(b *testing.B) { benchHandler(b, s, bc.target, bc.header...) })
+		h := s
+		if bc.name == "count=1/metrics" {
+			h = withMetrics
+		}
+		b.Run(bc.name, func(b *testing.B) { benchHandler(b, h, bc.target, bc.header...) })
 	}
 }

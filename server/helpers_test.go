@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/metrics"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
 )
@@ -95,3 +99,29 @@ func (downStore) Release(context.Context, store.Lease, int64) error { return err
 func (downStore) Close() error                                      { return nil }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// newMetricsServer returns a Server of testConfig that counts its requests and
+// serves them on /metrics.
+func newMetricsServer(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newServer(t, nil, append(opts, WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))...)
+}
+
+// checkMetrics checks that /metrics of s, asked with header, has each line of want.
+func checkMetrics(t *testing.T, s *Server, want []string, header ...string) {
+	t.Helper()
+	status, _, body := do(t, s, "GET", "/metrics", "", header...)
+	if status != 200 {
+		t.Fatalf("/metrics: %d %s", status, body)
+	}
+	for _, line := range want {
+		if !strings.Contains(body, line) {
+			t.Errorf("/metrics lacks %s", line)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -43,7 +42,10 @@ func generators(rt *cosid.Runtime) map[string]*generator {
 }
 
 func (s *Server) generator(r *http.Request) (*generator, error) {
-	name := r.PathValue("name")
+	return s.generatorNamed(r.PathValue("name"))
+}
+
+func (s *Server) generatorNamed(name string) (*generator, error) {
 	if g := s.gens[name]; g != nil {
 		return g, nil
 	}
@@ -56,7 +58,7 @@ func (s *Server) generator(r *http.Request) (*generator, error) {
 
 // count reads the count parameter: 1–MaxCount, default 1.
 func count(r *http.Request) (int64, error) {
-	v := r.URL.Query().Get("count")
+	v, _ := queryValue(r.URL.RawQuery, "count")
 	if v == "" {
 		return 1, nil
 	}
@@ -97,11 +99,11 @@ func (s *Server) appendNext(g *generator, w *idWriter, n int64) error {
 		if err != nil {
 			return err
 		}
+		if g.decimal {
+			w.decimals(rg.Start, rg.End)
+			return nil
+		}
 		for v := rg.Start; v < rg.End; v++ {
-			if g.decimal {
-				w.decimal(v)
-				continue
-			}
 			text, err := g.codec.Encode(v)
 			if err != nil {
 				return err
@@ -127,19 +129,27 @@ const (
 	strategySnowflake = "snowflake"
 )
 
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// buffers holds the bodies of /next, each as long as the longest it has held.
+var buffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// The header values of /next, shared by every answer: the header takes them as they
+// are, and nothing writes into a header value.
+var (
+	contentText = []string{"text/plain; charset=utf-8"}
+	contentJSON = []string{"application/json"}
+	noStore     = []string{"no-store"}
+)
 
 // idWriter appends ids to a buffer: one a line, or as the strings of a JSON array.
 type idWriter struct {
-	buf    *bytes.Buffer
+	buf    []byte
 	asJSON bool
 	n      int
-	digits [24]byte
 }
 
 func (w *idWriter) sep() {
 	if w.asJSON && w.n > 0 {
-		w.buf.WriteByte(',')
+		w.buf = append(w.buf, ',')
 	}
 	w.n++
 }
@@ -147,35 +157,86 @@ func (w *idWriter) sep() {
 // text appends the text of an id.
 func (w *idWriter) text(text string) {
 	w.sep()
-	if w.asJSON {
-		b, _ := json.Marshal(text) // a string always encodes
-		w.buf.Write(b)
+	if !w.asJSON {
+		w.buf = append(append(w.buf, text...), '\n')
 		return
 	}
-	w.buf.WriteString(text)
-	w.buf.WriteByte('\n')
+	if !jsonPlain(text) {
+		b, _ := json.Marshal(text) // a string always encodes
+		w.buf = append(w.buf, b...)
+		return
+	}
+	w.buf = append(append(append(w.buf, '"'), text...), '"')
 }
 
-// decimal appends v in decimal, as text(strconv.FormatInt(v, 10)) would, without a
-// string.
-func (w *idWriter) decimal(v int64) {
-	w.sep()
-	if w.asJSON {
-		d := strconv.AppendInt(append(w.digits[:0], '"'), v, 10)
-		w.buf.Write(append(d, '"'))
+// jsonPlain reports whether json.Marshal writes s as it is between quotes: printable
+// ASCII that it neither escapes nor, being HTML-safe, turns into \u escapes.
+func jsonPlain(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// decimals appends the ids from start up to end in decimal, as
+// text(strconv.FormatInt(v, 10)) would for each, without a string: it formats the
+// first and counts the digits up from there.
+func (w *idWriter) decimals(start, end int64) {
+	var digits [20]byte
+	if start < 0 {
+		for v := start; v < end; v++ {
+			w.digits(strconv.AppendInt(digits[:0], v, 10))
+		}
 		return
 	}
-	w.buf.Write(append(strconv.AppendInt(w.digits[:0], v, 10), '\n'))
+	if start >= end {
+		return
+	}
+	d := strconv.AppendInt(digits[:0], start, 10)
+	w.digits(d)
+	for v := start + 1; v < end; v++ {
+		d = increment(d)
+		w.digits(d)
+	}
+}
+
+// digits appends the id whose decimal is d.
+func (w *idWriter) digits(d []byte) {
+	w.sep()
+	if w.asJSON {
+		w.buf = append(append(append(w.buf, '"'), d...), '"')
+		return
+	}
+	w.buf = append(append(w.buf, d...), '\n')
+}
+
+// increment adds one to the decimal d, of digits only, in place where it keeps its
+// length.
+func increment(d []byte) []byte {
+	for i := len(d) - 1; i >= 0; i-- {
+		if d[i] != '9' {
+			d[i]++
+			return d
+		}
+		d[i] = '0'
+	}
+	d = append(d, '0')
+	d[0] = '1'
+	return d
 }
 
 // wantsJSON reports whether the client asked for JSON.
 func wantsJSON(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept"), "application/json")
+	// The key is canonical already: Header.Get would only spend time making it so.
+	accept := r.Header["Accept"]
+	return len(accept) > 0 && strings.Contains(accept[0], "application/json")
 }
 
 // next serves GET /v1/generators/{name}/next?count=N.
-func (s *Server) next(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.generator(r)
+func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error {
+	g, err := s.generatorNamed(name)
 	if err != nil {
 		return err
 	}
@@ -183,28 +244,25 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	buf := buffers.Get().(*bytes.Buffer)
-	defer func() {
-		buf.Reset()
-		buffers.Put(buf)
-	}()
-	ct := "text/plain; charset=utf-8"
-	iw := &idWriter{buf: buf, asJSON: wantsJSON(r)}
+	pooled := buffers.Get().(*[]byte)
+	iw := idWriter{buf: (*pooled)[:0], asJSON: wantsJSON(r)}
+	ct := contentText
 	if iw.asJSON {
-		ct = "application/json"
-		buf.WriteString(`{"ids":[`)
-		err = s.appendNext(g, iw, n)
-		buf.WriteString("]}\n")
-	} else {
-		err = s.appendNext(g, iw, n)
+		ct = contentJSON
+		iw.buf = append(iw.buf, `{"ids":[`...)
 	}
-	if err != nil {
-		return err
+	err = s.appendNext(g, &iw, n)
+	if err == nil {
+		if iw.asJSON {
+			iw.buf = append(iw.buf, "]}\n"...)
+		}
+		h := w.Header()
+		h["Content-Type"] = ct
+		h["Cache-Control"] = noStore
+		_, err = w.Write(iw.buf)
 	}
-	h := w.Header()
-	h["Content-Type"] = []string{ct}
-	h["Cache-Control"] = []string{"no-store"}
-	_, err = w.Write(buf.Bytes())
+	*pooled = iw.buf
+	buffers.Put(pooled)
 	return err
 }
 

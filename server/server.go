@@ -128,7 +128,7 @@ func (s *Server) routes() {
 	s.handle("GET /metrics", s.serveMetrics)
 	s.handle("GET /{$}", s.status)
 	s.handle("GET /v1/generators", s.inventory)
-	s.handle("GET /v1/generators/{name}/next", s.next)
+	s.handle(patternNext, func(w http.ResponseWriter, r *http.Request) error { return s.next(w, r, r.PathValue("name")) })
 	s.handle("GET /v1/generators/{name}/range", s.nextRange)
 	s.handle("GET /v1/generators/{name}/decode", s.decode)
 	s.handle("POST "+wire.PathReserve, s.reserve)
@@ -152,9 +152,16 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 // ServeHTTP implements http.Handler: auth, the body limit, panic recovery, metrics,
 // and JSON errors for unknown routes and methods.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
-	_, pattern := s.mux.Handler(r)
+	var start time.Time
+	if s.metrics != nil {
+		start = time.Now()
+	}
+	rec := recorders.Get().(*recorder)
+	*rec = recorder{ResponseWriter: w, status: http.StatusOK}
+	// pattern is the route of the metrics. Once the mux has routed r (routed), it is
+	// r.Pattern, which the mux sets: the mux routes a request once, not to ask.
+	var pattern string
+	routed := false
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -167,22 +174,37 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if s.metrics != nil {
 			route := pattern
+			if routed && r.RequestURI != "*" {
+				route = r.Pattern
+			}
 			if route == "" {
 				route = "unmatched"
 			}
 			s.metrics.ObserveHTTP(route, rec.status, time.Since(start))
 		}
+		*rec = recorder{} // holds no writer or request for the pool
+		recorders.Put(rec)
 	}()
 	if s.auth && r.URL.Path != "/healthz" && !s.authorized(r) {
+		_, pattern = s.mux.Handler(r)
 		rec.Header().Set("WWW-Authenticate", `Bearer realm="cosid"`)
 		writeError(rec, http.StatusUnauthorized, wire.CodeUnauthorized, "a valid bearer token is required")
 		return
 	}
-	r.Body = http.MaxBytesReader(rec, r.Body, s.limit)
-	if pattern == "" {
-		s.mux.ServeHTTP(&unmatched{recorder: rec}, r)
+	// A request without a body has nothing to limit.
+	if r.Body != http.NoBody {
+		r.Body = http.MaxBytesReader(rec, r.Body, s.limit)
+	}
+	if name, ok := nextName(r); ok {
+		pattern = patternNext
+		r.Pattern = patternNext
+		if err := s.next(rec, r, name); err != nil {
+			s.fail(rec, r, err)
+		}
 		return
 	}
+	routed = true
+	rec.routing = r
 	s.mux.ServeHTTP(rec, r)
 }
 
@@ -207,14 +229,26 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 	}
 }
 
-// recorder remembers the status of an answer, for metrics and panics.
+// recorders holds the recorders of finished requests: a handler does not keep its
+// ResponseWriter past its return.
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
+
+// recorder remembers the status of an answer, for metrics and panics. While routing is
+// set, the mux routes that request: an answer of the mux itself (no route matched,
+// so routing.Pattern is empty), its plain-text 404 or 405, is replaced by a JSON error.
 type recorder struct {
 	http.ResponseWriter
-	status int
-	wrote  bool
+	status   int
+	wrote    bool
+	routing  *http.Request
+	replaced bool // the mux's answer was replaced: its body is dropped
 }
 
 func (r *recorder) WriteHeader(code int) {
+	if r.routing != nil && r.routing.Pattern == "" {
+		r.replace(code)
+		return
+	}
 	if !r.wrote {
 		r.status, r.wrote = code, true
 	}
@@ -222,32 +256,24 @@ func (r *recorder) WriteHeader(code int) {
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
+	if r.replaced {
+		return len(b), nil
+	}
 	r.wrote = true
 	return r.ResponseWriter.Write(b)
 }
 
-// unmatched turns the mux's plain-text 404 and 405 into JSON errors.
-type unmatched struct {
-	*recorder
-	replaced bool
-}
-
-func (u *unmatched) WriteHeader(code int) {
-	u.replaced = true
-	u.Header().Del("X-Content-Type-Options")
+// replace answers the JSON error of the mux's code instead of the mux's own answer.
+func (r *recorder) replace(code int) {
+	r.routing = nil // the error below is this server's answer, written as it is
+	r.Header().Del("X-Content-Type-Options")
 	switch code {
 	case http.StatusMethodNotAllowed:
-		writeError(u.recorder, code, wire.CodeMethodNotAllowed, "method "+http.StatusText(code)+"; allowed: "+u.Header().Get("Allow"))
+		writeError(r, code, wire.CodeMethodNotAllowed, "method "+http.StatusText(code)+"; allowed: "+r.Header().Get("Allow"))
 	default:
-		writeError(u.recorder, code, wire.CodeNotFound, "no such route; see GET /v1/generators")
+		writeError(r, code, wire.CodeNotFound, "no such route; see GET /v1/generators")
 	}
-}
-
-func (u *unmatched) Write(b []byte) (int, error) {
-	if u.replaced {
-		return len(b), nil
-	}
-	return u.recorder.Write(b)
+	r.replaced = true
 }
 
 // apiError is an error with its status and code.

@@ -8,11 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/cosid-go/cosid/internal/wire"
-	"github.com/cosid-go/cosid/metrics"
 )
 
 func TestAuth_BearerToken(t *testing.T) {
@@ -113,28 +109,15 @@ func TestHTTPServer_HasTimeouts(t *testing.T) {
 }
 
 func TestMetrics_RequestsCounted(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newServer(t, nil, WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	s := newMetricsServer(t)
 	do(t, s, "GET", "/v1/generators/order/next", "")
 	do(t, s, "GET", "/v1/generators/nope/next", "")
 	do(t, s, "GET", "/nowhere", "")
-	status, _, body := do(t, s, "GET", "/metrics", "")
-	if status != 200 {
-		t.Fatalf("/metrics: %d %s", status, body)
-	}
-	for _, want := range []string{
+	checkMetrics(t, s, []string{
 		`cosid_http_requests_total{code="200",route="GET /v1/generators/{name}/next"} 1`,
 		`cosid_http_requests_total{code="404",route="GET /v1/generators/{name}/next"} 1`,
 		`cosid_http_requests_total{code="404",route="unmatched"} 1`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("/metrics lacks %s", want)
-		}
-	}
+	})
 }
 
 func TestMetrics_NoneIs404(t *testing.T) {

@@ -10,7 +10,10 @@ package metrics
 
 import (
 	"errors"
+	"maps"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,6 +34,22 @@ type Metrics struct {
 	leaseEvents  *prometheus.CounterVec
 	requests     *prometheus.CounterVec
 	requestTime  *prometheus.HistogramVec
+
+	// routes holds the collectors of each (route, code) a server answered, so that
+	// a request looks them up in a plain map instead of hashing its labels and
+	// formatting its code: a map replaced whole under routesMu at a new pair.
+	routes   atomic.Pointer[map[routeCode]routeMetrics]
+	routesMu sync.Mutex
+}
+
+type routeCode struct {
+	route string
+	code  int
+}
+
+type routeMetrics struct {
+	requests prometheus.Counter
+	took     prometheus.Observer
 }
 
 // latencyBuckets span a local store's tens of microseconds to a slow network's
@@ -76,6 +95,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	m.routes.Store(&map[routeCode]routeMetrics{})
 	return m, nil
 }
 
@@ -141,8 +161,28 @@ func (o *LeaseObserver) LeaseReleased(l store.Lease) {
 
 // ObserveHTTP counts a request of route answered with code after took.
 func (m *Metrics) ObserveHTTP(route string, code int, took time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
-	m.requestTime.WithLabelValues(route).Observe(took.Seconds())
+	rm, ok := (*m.routes.Load())[routeCode{route, code}]
+	if !ok {
+		rm = m.addRoute(route, code)
+	}
+	rm.requests.Inc()
+	rm.took.Observe(took.Seconds())
+}
+
+// addRoute returns the collectors of (route, code), adding them to m.routes.
+func (m *Metrics) addRoute(route string, code int) routeMetrics {
+	m.routesMu.Lock()
+	defer m.routesMu.Unlock()
+	old := *m.routes.Load()
+	if rm, ok := old[routeCode{route, code}]; ok {
+		return rm
+	}
+	rm := routeMetrics{m.requests.WithLabelValues(route, strconv.Itoa(code)), m.requestTime.WithLabelValues(route)}
+	routes := make(map[routeCode]routeMetrics, len(old)+1)
+	maps.Copy(routes, old)
+	routes[routeCode{route, code}] = rm
+	m.routes.Store(&routes)
+	return rm
 }
 
 // SnowflakeOption returns the option that reports a Snowflake generator's lease

@@ -117,3 +117,11 @@ func CheckReserve(key string, size, initialOffset int64) error {
 func Fits(next, size int64) bool {
 	return next >= 0 && size >= 0 && next <= math.MaxInt64-size
 }
+
+// ExhaustedAfter returns the error of a reservation of size more values after next
+// that would pass math.MaxInt64 (S5), for a store that found Fits(next, size) false:
+// it wraps ErrExhausted and names both numbers, so that every store words the
+// refusal alike.
+func ExhaustedAfter(next, size int64) error {
+	return fmt.Errorf("%w: %d more after %d would pass %d", ErrExhausted, size, next, int64(math.MaxInt64))
+}

@@ -67,6 +67,31 @@ func TestFits(t *testing.T) {
 	}
 }
 
+// TestExhaustedAfter_WrapsErrExhaustedAndNamesBoth checks the refusal that stores
+// share for a reservation past math.MaxInt64: errors.Is finds ErrExhausted, and the
+// text names the size, the next value and the bound.
+func TestExhaustedAfter_WrapsErrExhaustedAndNamesBoth(t *testing.T) {
+	tests := []struct {
+		name       string
+		next, size int64
+		want       string
+	}{
+		{"NearTheTop", math.MaxInt64 - 5, 6, "range exhausted: 6 more after 9223372036854775802 would pass 9223372036854775807"},
+		{"AtTheTop", math.MaxInt64, 1, "range exhausted: 1 more after 9223372036854775807 would pass 9223372036854775807"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := store.ExhaustedAfter(tt.next, tt.size)
+			if !errors.Is(err, store.ErrExhausted) {
+				t.Errorf("ExhaustedAfter(%d, %d) = %v, want an error wrapping ErrExhausted", tt.next, tt.size, err)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("ExhaustedAfter(%d, %d) says %q, want %q", tt.next, tt.size, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestCheckLeaseRequest(t *testing.T) {
 	ok := store.LeaseRequest{Namespace: "app", OwnerKey: "host-1", Limit: 1024, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
 	if err := store.CheckLeaseRequest(ok); err != nil {

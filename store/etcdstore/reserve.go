@@ -3,7 +3,6 @@ package etcdstore
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +67,7 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 			from = k.next
 		}
 		if !store.Fits(from, size) {
-			return nil, fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, from, int64(math.MaxInt64))
+			return nil, store.ExhaustedAfter(from, size)
 		}
 		r = store.Range{Start: from, End: from + size}
 		return &value{next: r.End}, nil

@@ -71,11 +71,11 @@ func (s *Store) reserve(ctx context.Context, key string, size, initialOffset int
 		case found && doc.Sealed:
 			return store.Range{}, store.ErrSealed
 		case found && !store.Fits(doc.Next, size):
-			return store.Range{}, exhausted(doc.Next, size)
+			return store.Range{}, store.ExhaustedAfter(doc.Next, size)
 		case found:
 			continue // changed since the update: try it again
 		case !store.Fits(initialOffset, size):
-			return store.Range{}, exhausted(initialOffset, size)
+			return store.Range{}, store.ExhaustedAfter(initialOffset, size)
 		}
 		_, err = s.ranges.InsertOne(ctx, rangeDoc{Key: key, Next: initialOffset + size})
 		if err == nil {
@@ -86,10 +86,6 @@ func (s *Store) reserve(ctx context.Context, key string, size, initialOffset int
 		}
 	}
 	return store.Range{}, fmt.Errorf("the key changed under %d attempts", maxAttempts)
-}
-
-func exhausted(next, size int64) error {
-	return fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, next, int64(math.MaxInt64))
 }
 
 // readRange reads key's document into doc and reports whether it exists.

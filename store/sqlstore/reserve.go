@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/cosid-go/cosid/store"
@@ -62,7 +61,7 @@ func refusal(found, sealed bool, cur, size int64) error {
 	case sealed:
 		return store.ErrSealed
 	case found && !store.Fits(cur, size):
-		return fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, cur, int64(math.MaxInt64))
+		return store.ExhaustedAfter(cur, size)
 	default:
 		return ErrLostValue
 	}

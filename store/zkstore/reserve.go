@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -54,7 +53,7 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 			from = k.next
 		}
 		if !store.Fits(from, size) {
-			return nil, fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, from, int64(math.MaxInt64))
+			return nil, store.ExhaustedAfter(from, size)
 		}
 		r = store.Range{Start: from, End: from + size}
 		return &value{Next: r.End}, nil

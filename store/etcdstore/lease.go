@@ -46,6 +46,8 @@ type rowAt struct {
 	rev int64 // 0: the row does not exist yet
 }
 
+func (r rowAt) slotRow() slotrow.Row { return r.Row }
+
 // Acquire implements store.SlotLeaseStore. It reads the namespace (creating it at
 // its first use) and takes the first free slot whose row and held key are still as
 // read, one transaction each, under an etcd lease granted for the TTL; when other
@@ -91,8 +93,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest, ttlSec int6
 			created = true
 			continue
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
-			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				ns.meta.Limit, time.Duration(ns.meta.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
 		free := ns.candidates(req.OwnerKey, req.Preferred)
 		if len(free) == 0 {

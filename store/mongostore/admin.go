@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -146,17 +143,8 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	}
 	var info store.NamespaceInfo
 	err := s.readNamespace(ctx, namespace, func(nowMs int64, ns nsRead) error {
-		info = store.NamespaceInfo{
-			Namespace: namespace,
-			Limit:     ns.meta.Limit,
-			Tolerance: time.Duration(ns.meta.ToleranceMs) * time.Millisecond,
-			StoreNow:  time.UnixMilli(nowMs).UTC(),
-		}
-		for _, slot := range slices.Sorted(maps.Keys(ns.rows)) {
-			if d := ns.rows[slot]; d.Fence > 0 || d.NextFloorMs > 0 {
-				info.Slots = append(info.Slots, d.row().Info(slot))
-			}
-		}
+		info = slotrow.NamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, nowMs)
+		info.Slots = slotrow.Listed(ns.rows, rowDoc.row)
 		return nil
 	})
 	if err != nil {
@@ -177,13 +165,12 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	}
 	var l store.Lease
 	err := s.readNamespace(ctx, namespace, func(nowMs int64, ns nsRead) error {
-		for _, slot := range slices.Sorted(maps.Keys(ns.rows)) {
-			if d := ns.rows[slot]; d.Owner == ownerKey {
-				l = d.row().Lease(namespace, slot, nowMs)
-				return nil
-			}
+		slot, ok := slotrow.OwnedBy(ns.rows, rowDoc.row, ownerKey)
+		if !ok {
+			return store.ErrNotFound
 		}
-		return store.ErrNotFound
+		l = ns.rows[slot].row().Lease(namespace, slot, nowMs)
+		return nil
 	})
 	if err != nil {
 		return store.Lease{}, s.failed(fmt.Sprintf("lease of %q in namespace %q", ownerKey, namespace), err)
@@ -250,8 +237,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 			created = true
 			continue
 		case req.Limit != 0 && (ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs):
-			return store.SlotInfo{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				ns.meta.Limit, time.Duration(ns.meta.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.SlotInfo{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		case req.Slot >= ns.meta.Limit:
 			return store.SlotInfo{}, fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.meta.Limit)
 		}

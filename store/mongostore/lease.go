@@ -170,8 +170,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 			created = true
 			continue
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
-			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				ns.meta.Limit, time.Duration(ns.meta.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
 		rows := make(map[int]slotrow.Row, len(ns.rows))
 		for slot, d := range ns.rows {

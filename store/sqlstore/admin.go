@@ -236,8 +236,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 				}
 				return fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.limit)
 			case req.Limit > 0 && (ns.limit != req.Limit || ns.toleranceMs != toleranceMs):
-				return fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-					ns.limit, time.Duration(ns.toleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+				return slotrow.Conflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
 			case rows[0].Owner != "":
 				return fmt.Errorf("the slot is %q's: %w", rows[0].Owner, store.ErrSlotHeld)
 			}

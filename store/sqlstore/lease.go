@@ -66,8 +66,7 @@ func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest)
 			created = true
 			continue
 		case ns.limit != req.Limit || ns.toleranceMs != toleranceMs:
-			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				ns.limit, time.Duration(ns.toleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.Lease{}, slotrow.Conflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
 		case len(free) == 0:
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.limit, store.ErrNoFreeSlot)
 		}

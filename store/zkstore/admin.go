@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -269,18 +268,8 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	if err != nil {
 		return store.NamespaceInfo{}, s.failed(fmt.Sprintf("slots of namespace %q", namespace), err)
 	}
-	info := store.NamespaceInfo{
-		Namespace: namespace,
-		Limit:     ns.meta.Limit,
-		Tolerance: time.Duration(ns.meta.ToleranceMs) * time.Millisecond,
-		StoreNow:  time.UnixMilli(nowMs).UTC(),
-	}
-	for slot, r := range ns.rows {
-		if r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, r.Row.Info(slot))
-		}
-	}
-	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
+	info := slotrow.NamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, nowMs)
+	info.Slots = slotrow.Listed(ns.rows, rowAt.slotRow)
 	return info, nil
 }
 
@@ -297,13 +286,8 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	if err != nil {
 		return store.Lease{}, s.failed(what, err)
 	}
-	found := -1
-	for slot, r := range ns.rows {
-		if r.Owner == ownerKey && (found < 0 || slot < found) {
-			found = slot
-		}
-	}
-	if found < 0 {
+	found, ok := slotrow.OwnedBy(ns.rows, rowAt.slotRow, ownerKey)
+	if !ok {
 		return store.Lease{}, s.failed(what, store.ErrNotFound)
 	}
 	return ns.rows[found].Lease(namespace, found, nowMs), nil
@@ -371,8 +355,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		case err != nil:
 			return store.SlotInfo{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 		case req.Limit != 0 && (m.Limit != req.Limit || m.ToleranceMs != toleranceMs):
-			return store.SlotInfo{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				m.Limit, time.Duration(m.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.SlotInfo{}, slotrow.Conflict(m.Limit, m.ToleranceMs, req.Limit, req.Tolerance)
 		case req.Slot >= m.Limit:
 			return store.SlotInfo{}, fmt.Errorf("%w: slot %d of a namespace whose limit is %d", store.ErrInvalidArgument, req.Slot, m.Limit)
 		}

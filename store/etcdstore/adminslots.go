@@ -29,10 +29,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 // LeaseOf implements store.Admin: of the slots whose row names ownerKey as owner,
 // the lowest, whether or not etcd expired its held key.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	ns, err := s.readForAdmin(ctx, namespace)

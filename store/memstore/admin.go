@@ -97,10 +97,7 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	if err := s.check(ctx); err != nil {
 		return store.Lease{}, err
 	}
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("memstore: lease of: %w", err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("memstore: lease of: %w", err)
 	}
 	d := s.data

@@ -157,10 +157,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 // once, as an Acquire reads them; the lease is that of the lowest slot whose row
 // names ownerKey as its owner.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	var l store.Lease

@@ -289,10 +289,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 // LeaseOf implements store.Admin: the slots script, and of the rows ownerKey owns,
 // the lowest.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	op := fmt.Sprintf("lease of %q in namespace %q", ownerKey, namespace)

@@ -166,10 +166,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 
 // LeaseOf implements store.Admin.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.slotName, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.slotName, err)
 	}
 	var l store.Lease

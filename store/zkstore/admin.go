@@ -275,10 +275,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 
 // LeaseOf implements store.Admin with the reads of Slots.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	what := fmt.Sprintf("lease of %q in namespace %q", ownerKey, namespace)

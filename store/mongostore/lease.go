@@ -217,35 +217,19 @@ func (s *Store) swap(ctx context.Context, namespace string, slot int, exists boo
 // compare-and-set on its version; when another call changed the row in between, it
 // reads again.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	if err := store.CheckRenew(l, ttl); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.name, err)
-	}
-	var renewed store.Lease
-	err := s.change(ctx, "renew", l, true, func(nowMs int64, m metaDoc, r slotrow.Row) (slotrow.Row, error) {
-		next := r.Renew(nowMs, slotrow.MillisUp(ttl), m.ToleranceMs)
-		renewed = next.Lease(l.Namespace, l.Slot, nowMs)
-		return next, nil
-	})
-	return renewed, err
+	return slotrow.Renew(ctx, s.name, s.change, l, ttl)
 }
 
 // Release implements store.SlotLeaseStore: it reads the lease's row and frees it
 // with a compare-and-set on its version. It does not read the store clock: a
 // release changes no time.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	if err := store.CheckLease(l); err != nil {
-		return fmt.Errorf("%s: release: %w", s.name, err)
-	}
-	return s.change(ctx, "release", l, false, func(_ int64, _ metaDoc, r slotrow.Row) (slotrow.Row, error) {
-		return r.Release(lastUsedMs)
-	})
+	return slotrow.Release(ctx, s.name, s.change, l, lastUsedMs)
 }
 
-// change reads the row of l (and the store clock when clock is set) and writes what
-// f makes of it with a compare-and-set on the row's version, reading again when
-// another call changed it in between. It fails with ErrLeaseLost once the row is no
-// longer l's.
-func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(int64, metaDoc, slotrow.Row) (slotrow.Row, error)) error {
+// change is the store's slotrow.Change: a compare-and-set on the row document's
+// version.
+func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r slotrow.Row) (slotrow.Row, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	defer cancel()
 	for err == nil {
@@ -265,7 +249,7 @@ func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool
 			continue
 		}
 		var next slotrow.Row
-		if next, err = f(nowMs, *ns.meta, d.row()); err != nil {
+		if next, err = f(nowMs, ns.meta.ToleranceMs, d.row()); err != nil {
 			break
 		}
 		var won bool

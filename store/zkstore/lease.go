@@ -197,34 +197,17 @@ func (s *Store) readRows(ctx context.Context, path string, children []string, li
 // settings and the lease's row, and writes the renewed row with a versioned Set; when
 // another call changed the row in between, it reads again.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	if err := store.CheckRenew(l, ttl); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.name, err)
-	}
-	var renewed store.Lease
-	err := s.change(ctx, "renew", l, true, func(nowMs int64, m meta, r slotrow.Row) (slotrow.Row, error) {
-		next := r.Renew(nowMs, slotrow.MillisUp(ttl), m.ToleranceMs)
-		renewed = next.Lease(l.Namespace, l.Slot, nowMs)
-		return next, nil
-	})
-	return renewed, err
+	return slotrow.Renew(ctx, s.name, s.change, l, ttl)
 }
 
 // Release implements store.SlotLeaseStore: it reads the lease's row and frees it
 // with a versioned Set. It does not read the store clock: a release changes no time.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	if err := store.CheckLease(l); err != nil {
-		return fmt.Errorf("%s: release: %w", s.name, err)
-	}
-	return s.change(ctx, "release", l, false, func(_ int64, _ meta, r slotrow.Row) (slotrow.Row, error) {
-		return r.Release(lastUsedMs)
-	})
+	return slotrow.Release(ctx, s.name, s.change, l, lastUsedMs)
 }
 
-// change reads the row of l (and the store clock when clock is set) and writes what
-// f makes of it with a compare-and-swap on the row's version, reading again when
-// another call changed it in between. It fails with ErrLeaseLost once the row is no
-// longer l's.
-func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(int64, meta, slotrow.Row) (slotrow.Row, error)) error {
+// change is the store's slotrow.Change: a versioned Set of the row's znode.
+func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r slotrow.Row) (slotrow.Row, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	defer cancel()
 	path := s.nsPath(l.Namespace)
@@ -273,7 +256,7 @@ func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool
 			continue
 		}
 		var next slotrow.Row
-		if next, err = f(nowMs, m, r); err != nil {
+		if next, err = f(nowMs, m.ToleranceMs, r); err != nil {
 			continue
 		}
 		_, err = s.set(ctx, rowPath, encodeRow(next), stat.Version)

@@ -211,3 +211,33 @@ func TestNewIncarnation_IsAFreshUUID(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// TestNextRange_S2S5S6 checks the range a Reserve takes from a key as last read: a
+// new key starts at initialOffset (S2), a sealed one fails (S6), and one that would
+// pass math.MaxInt64 fails with ErrExhausted, naming where it stood (S5).
+func TestNextRange_S2S5S6(t *testing.T) {
+	tests := []struct {
+		name                string
+		found, sealed       bool
+		next, size, initial int64
+		want                store.Range
+		wantErr             error
+	}{
+		{"NewKeyAtInitialOffset", false, false, 0, 10, 100, store.Range{Start: 100, End: 110}, nil},
+		{"NewKeyIgnoresNext", false, false, 7, 10, 0, store.Range{Start: 0, End: 10}, nil},
+		{"FoundKeyAtNext", true, false, 50, 10, 100, store.Range{Start: 50, End: 60}, nil},
+		{"UpToTheTop", true, false, math.MaxInt64 - 10, 10, 0, store.Range{Start: math.MaxInt64 - 10, End: math.MaxInt64}, nil},
+		{"SealedFound", true, true, 50, 10, 0, store.Range{}, store.ErrSealed},
+		{"SealedBeforeExhausted", true, true, math.MaxInt64, 1, 0, store.Range{}, store.ErrSealed},
+		{"FoundPastTheTop", true, false, math.MaxInt64 - 5, 6, 0, store.Range{}, store.ErrExhausted},
+		{"NewKeyPastTheTop", false, false, 0, 2, math.MaxInt64 - 1, store.Range{}, store.ErrExhausted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := store.NextRange(tt.found, tt.sealed, tt.next, tt.size, tt.initial)
+			if got != tt.want || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+				t.Errorf("NextRange = %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}

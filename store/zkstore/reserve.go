@@ -45,17 +45,10 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	}
 	var r store.Range
 	err := s.update(ctx, key, func(k *keyState) (*value, error) {
-		from := initialOffset
-		switch {
-		case k.sealed:
-			return nil, store.ErrSealed
-		case k.exists:
-			from = k.next
+		var err error
+		if r, err = store.NextRange(k.exists, k.sealed, k.next, size, initialOffset); err != nil {
+			return nil, err
 		}
-		if !store.Fits(from, size) {
-			return nil, store.ExhaustedAfter(from, size)
-		}
-		r = store.Range{Start: from, End: from + size}
 		return &value{Next: r.End}, nil
 	})
 	if err != nil {

@@ -29,3 +29,24 @@ func Err(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// Begin is a store's start of a call: ctx bounded by the store's timeout (Bound),
+// or an error, such as the store's being closed, with a cancel that does nothing.
+type Begin func(ctx context.Context) (context.Context, context.CancelFunc, error)
+
+// Do runs f within the bounds that begin gives ctx, and returns f's answer, or the
+// error of begin or of f, which Err makes wrap the end of the bounded ctx: a call
+// that ran out of the store's timeout says so, whatever its client said.
+func Do[T any](ctx context.Context, begin Begin, f func(context.Context) (T, error)) (T, error) {
+	var zero T
+	ctx, cancel, err := begin(ctx)
+	if err != nil {
+		return zero, err
+	}
+	defer cancel()
+	v, err := f(ctx)
+	if err != nil {
+		return zero, Err(ctx, err)
+	}
+	return v, nil
+}

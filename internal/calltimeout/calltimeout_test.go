@@ -77,3 +77,59 @@ func TestErr_KeepsTheEndOfTheContext(t *testing.T) {
 		})
 	}
 }
+
+// TestDo_BoundsTheCallAndNamesItsEnd checks Do with a store's Begin: a refused
+// begin runs nothing, f runs within the timeout, and an error of a call that ran out
+// of it wraps context.DeadlineExceeded even when the client's own error did not.
+func TestDo_BoundsTheCallAndNamesItsEnd(t *testing.T) {
+	errClosed := errors.New("store is closed")
+	errClient := errors.New("client: the server did not answer")
+	tests := []struct {
+		name      string
+		closed    bool
+		f         func(context.Context) (int, error)
+		want      int
+		wantErrIs []error
+		wantRan   bool
+	}{
+		{"Answered", false, func(context.Context) (int, error) { return 7, nil }, 7, nil, true},
+		{"Closed", true, func(context.Context) (int, error) { return 7, nil }, 0, []error{errClosed}, false},
+		{"FailedInTime", false, func(context.Context) (int, error) { return 7, errClient }, 0, []error{errClient}, true},
+		{"RanOutOfTime", false, func(ctx context.Context) (int, error) { <-ctx.Done(); return 7, errClient }, 0, []error{errClient, context.DeadlineExceeded}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				begin := func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+					if tt.closed {
+						return ctx, func() {}, errClosed
+					}
+					ctx, cancel := calltimeout.Bound(ctx, time.Second)
+					return ctx, cancel, nil
+				}
+				ran := false
+				got, err := calltimeout.Do(t.Context(), begin, func(ctx context.Context) (int, error) {
+					ran = true
+					if _, ok := ctx.Deadline(); !ok {
+						t.Error("f ran without a deadline")
+					}
+					return tt.f(ctx)
+				})
+				if ran != tt.wantRan {
+					t.Errorf("f ran: %v, want %v", ran, tt.wantRan)
+				}
+				if got != tt.want {
+					t.Errorf("Do = %d, want %d", got, tt.want)
+				}
+				if (err != nil) != (tt.wantErrIs != nil) {
+					t.Fatalf("Do = %v, want errors %v", err, tt.wantErrIs)
+				}
+				for _, target := range tt.wantErrIs {
+					if !errors.Is(err, target) {
+						t.Errorf("Do = %v, want it to wrap %v", err, target)
+					}
+				}
+			})
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -61,12 +62,9 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire a slot of namespace %q: %w", s.name, req.Namespace, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var l store.Lease
-	if err == nil {
-		l, err = s.acquire(ctx, req, ttlSec)
-	}
+	l, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
+		return s.acquire(ctx, req, ttlSec)
+	})
 	if err != nil {
 		return store.Lease{}, s.failed(ctx, fmt.Sprintf("acquire a slot of namespace %q for %q", req.Namespace, req.OwnerKey), err)
 	}

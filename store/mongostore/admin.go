@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -25,12 +26,9 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 	if err := store.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var keys []store.KeyInfo
-	if err == nil {
-		keys, err = s.keys(ctx, prefix, after, limit)
-	}
+	keys, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
+		return s.keys(ctx, prefix, after, limit)
+	})
 	if err != nil {
 		return nil, s.failed(fmt.Sprintf("keys under %q after %q", prefix, after), err)
 	}
@@ -75,12 +73,9 @@ func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Rais
 	if err := store.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("%s: raise: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var r store.Raised
-	if err == nil {
-		r, err = s.raise(ctx, key, next)
-	}
+	r, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Raised, error) {
+		return s.raise(ctx, key, next)
+	})
 	if err != nil {
 		return store.Raised{}, s.failed(fmt.Sprintf("raise %q to %d", key, next), err)
 	}
@@ -202,12 +197,9 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	if err := store.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var info store.SlotInfo
-	if err == nil {
-		info, err = s.raiseFloor(ctx, req)
-	}
+	info, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
+		return s.raiseFloor(ctx, req)
+	})
 	if err != nil {
 		return store.SlotInfo{}, s.failed(fmt.Sprintf("raise the floor of slot %d of namespace %q to %d", req.Slot, req.Namespace, req.FloorMs), err)
 	}

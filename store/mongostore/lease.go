@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -140,12 +141,9 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var l store.Lease
-	if err == nil {
-		l, err = s.acquire(ctx, req)
-	}
+	l, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
+		return s.acquire(ctx, req)
+	})
 	if err != nil {
 		return store.Lease{}, s.failed(fmt.Sprintf("acquire a slot of namespace %q for %q", req.Namespace, req.OwnerKey), err)
 	}

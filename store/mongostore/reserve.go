@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -36,12 +37,9 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	if err := store.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var r store.Range
-	if err == nil {
-		r, err = s.reserve(ctx, key, size, initialOffset)
-	}
+	r, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Range, error) {
+		return s.reserve(ctx, key, size, initialOffset)
+	})
 	if err != nil {
 		return store.Range{}, s.failed(fmt.Sprintf("reserve %q", key), err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -35,12 +36,9 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 	if err := store.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var keys []store.KeyInfo
-	if err == nil {
-		keys, err = s.listKeys(ctx, prefix, after, limit)
-	}
+	keys, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
+		return s.listKeys(ctx, prefix, after, limit)
+	})
 	if err != nil {
 		return nil, s.failed(fmt.Sprintf("keys of prefix %q after %q", prefix, after), err)
 	}
@@ -317,12 +315,9 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	if err := store.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var info store.SlotInfo
-	if err == nil {
-		info, err = s.raiseFloor(ctx, req)
-	}
+	info, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
+		return s.raiseFloor(ctx, req)
+	})
 	if err != nil {
 		return store.SlotInfo{}, s.failed(fmt.Sprintf("raise the floor of slot %d of namespace %q to %d", req.Slot, req.Namespace, req.FloorMs), err)
 	}

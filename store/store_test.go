@@ -229,6 +229,7 @@ func TestNextRange_S2S5S6(t *testing.T) {
 		{"UpToTheTop", true, false, math.MaxInt64 - 10, 10, 0, store.Range{Start: math.MaxInt64 - 10, End: math.MaxInt64}, nil},
 		{"SealedFound", true, true, 50, 10, 0, store.Range{}, store.ErrSealed},
 		{"SealedBeforeExhausted", true, true, math.MaxInt64, 1, 0, store.Range{}, store.ErrSealed},
+		{"SealedWhateverFound", false, true, 0, 1, 0, store.Range{}, store.ErrSealed},
 		{"FoundPastTheTop", true, false, math.MaxInt64 - 5, 6, 0, store.Range{}, store.ErrExhausted},
 		{"NewKeyPastTheTop", false, false, 0, 2, math.MaxInt64 - 1, store.Range{}, store.ErrExhausted},
 	}

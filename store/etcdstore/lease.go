@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -170,44 +169,13 @@ func slotOf(key, prefix string, limit int) (int, bool) {
 }
 
 // candidates returns up to maxCandidates free slots in the order an acquirer tries
-// them: those owner had before (L5), the preferred one, then the lowest. A slot is
-// free when its held key is gone: released, or expired by etcd's lease.
+// them (slotrow.CandidatesWhere). A slot is free when its held key is gone: released,
+// or expired by etcd's lease.
 func (ns nsRead) candidates(owner string, preferred int) []int {
-	var out []int
-	add := func(slot int) {
-		if _, held := ns.held[slot]; !held && !slices.Contains(out, slot) {
-			out = append(out, slot)
-		}
-	}
-	var had []int
-	for slot, r := range ns.rows {
-		if r.LastOwner == owner {
-			had = append(had, slot)
-		}
-	}
-	slices.Sort(had)
-	for _, slot := range had {
-		add(slot)
-	}
-	if preferred >= 0 {
-		add(preferred)
-	}
-	held := make([]int, 0, len(ns.held))
-	for slot := range ns.held {
-		held = append(held, slot)
-	}
-	slices.Sort(held)
-	j := 0
-	for slot := 0; slot < ns.meta.Limit && len(out) < maxCandidates; slot++ {
-		for j < len(held) && held[j] < slot {
-			j++
-		}
-		if j < len(held) && held[j] == slot {
-			continue
-		}
-		add(slot)
-	}
-	return out
+	return slotrow.CandidatesWhere(slotrow.Rows(ns.rows, rowAt.slotRow), ns.meta.Limit, owner, preferred, maxCandidates, func(slot int) bool {
+		_, held := ns.held[slot]
+		return !held
+	})
 }
 
 // createNamespace records the namespace's limit and tolerance, unless another call

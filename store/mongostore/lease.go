@@ -170,10 +170,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
 			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
-		rows := make(map[int]slotrow.Row, len(ns.rows))
-		for slot, d := range ns.rows {
-			rows[slot] = d.row()
-		}
+		rows := slotrow.Rows(ns.rows, rowDoc.row)
 		free := slotrow.Candidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
 		if len(free) == 0 {
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.meta.Limit, store.ErrNoFreeSlot)

@@ -79,10 +79,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
 			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
-		rows := make(map[int]slotrow.Row, len(ns.rows))
-		for slot, r := range ns.rows {
-			rows[slot] = r.Row
-		}
+		rows := slotrow.Rows(ns.rows, rowAt.slotRow)
 		free := slotrow.Candidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
 		if len(free) == 0 {
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.meta.Limit, store.ErrNoFreeSlot)

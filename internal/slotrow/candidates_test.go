@@ -45,7 +45,7 @@ func TestCandidates_L5_OrderAndFreedom(t *testing.T) {
 // expired long ago but is held is skipped, one unexpired but not held is offered.
 func TestCandidatesWhere_BackendJudgesFreedom(t *testing.T) {
 	rows := map[int]slotrow.Row{
-		0: {Owner: "b", Incarnation: "i", LastOwner: "b", Fence: 1, ExpiresMs: 1},   // expired, held
+		0: {Owner: "b", Incarnation: "i", LastOwner: "b", Fence: 1, ExpiresMs: 1},    // expired, held
 		4: {Owner: "a", Incarnation: "i", LastOwner: "a", Fence: 1, ExpiresMs: 1e12}, // unexpired, not held
 		6: {LastOwner: "a", Fence: 3},
 	}

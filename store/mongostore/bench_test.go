@@ -1,16 +1,13 @@
 package mongostore_test
 
 import (
-	"fmt"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
 )
 
 // BenchmarkReserve compares a reservation of an existing key, one findOneAndUpdate
@@ -79,32 +76,9 @@ func BenchmarkLease(b *testing.B) {
 	if _, err := bare.InsertOne(ctx, bson.D{{Key: "_id", Value: "k"}, {Key: "n", Value: int64(0)}}); err != nil {
 		b.Fatal(err)
 	}
-	req := store.LeaseRequest{Namespace: "bench", Limit: 1024, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
-	for i := range 100 {
-		req.OwnerKey = fmt.Sprint("held-", i)
-		if _, err := st.Acquire(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.Run("bare=findOneAndUpdate", func(b *testing.B) {
-		for b.Loop() {
-			var doc bson.M
-			if err := bare.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "k"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(1)}}}}).Decode(&doc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	req.OwnerKey = "bench"
-	b.Run("store=Acquire+Release", func(b *testing.B) {
-		for b.Loop() {
-			l, err := st.Acquire(ctx, req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := st.Release(ctx, l, l.Floor); err != nil {
-				b.Fatal(err)
-			}
-		}
+	testenv.AcquireRelease(b, st, 100, "findOneAndUpdate", func() error {
+		var doc bson.M
+		return bare.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "k"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(1)}}}}).Decode(&doc)
 	})
 }
 

@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/redisstore"
 )
 
@@ -91,35 +89,10 @@ func BenchmarkLease(b *testing.B) {
 			client := newClient(b, addr)
 			st := openStore(b, addr, append(srv.opts, redisstore.WithPrefix(testPrefix(b, addr)))...)
 			ctx := b.Context()
-			req := store.LeaseRequest{Namespace: "bench", Limit: 1024, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
-			for i := range 1000 {
-				req.OwnerKey = fmt.Sprint("held-", i)
-				if _, err := st.Acquire(ctx, req); err != nil {
-					b.Fatal(err)
-				}
-			}
 			if err := emptyScript.Load(ctx, client).Err(); err != nil {
 				b.Fatal(err)
 			}
-			b.Run("bare=EVALSHA-empty", func(b *testing.B) {
-				for b.Loop() {
-					if err := emptyScript.EvalSha(ctx, client, nil).Err(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			req.OwnerKey = "bench"
-			b.Run("store=Acquire+Release", func(b *testing.B) {
-				for b.Loop() {
-					l, err := st.Acquire(ctx, req)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := st.Release(ctx, l, l.Floor); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+			testenv.AcquireRelease(b, st, 1000, "EVALSHA-empty", func() error { return emptyScript.EvalSha(ctx, client, nil).Err() })
 		})
 	}
 }

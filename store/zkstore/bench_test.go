@@ -1,15 +1,12 @@
 package zkstore_test
 
 import (
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/cosid-go/cosid/internal/testenv"
 
-	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
 
@@ -83,33 +80,7 @@ func BenchmarkLease(b *testing.B) {
 	conn := connect(b, addr)
 	st := openStore(b, addr, zkstore.WithRoot(root))
 	bare := bareSet(b, conn, root)
-	ctx := b.Context()
-	req := store.LeaseRequest{Namespace: "bench", Limit: 1024, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
-	for i := range 100 {
-		req.OwnerKey = fmt.Sprint("held-", i)
-		if _, err := st.Acquire(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.Run("bare=Set", func(b *testing.B) {
-		for b.Loop() {
-			if err := bare(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	req.OwnerKey = "bench"
-	b.Run("store=Acquire+Release", func(b *testing.B) {
-		for b.Loop() {
-			l, err := st.Acquire(ctx, req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := st.Release(ctx, l, l.Floor); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	testenv.AcquireRelease(b, st, 100, "Set", bare)
 }
 
 // BenchmarkReserve_Interleaved times a reservation and the bare Set in turn, so that

@@ -31,36 +31,11 @@ func BenchmarkReserve(b *testing.B) {
 		return bare.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "k"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(100)}}}},
 			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	}
-	reserve := func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }
-	for _, parallel := range []bool{false, true} {
-		for _, c := range []struct {
-			name string
-			f    func() error
-		}{{"bare=findOneAndUpdate", inc}, {"store=Reserve", reserve}} {
-			name := c.name
-			if parallel {
-				name = "parallel/" + name
-			}
-			b.Run(name, func(b *testing.B) {
-				if !parallel {
-					for b.Loop() {
-						if err := c.f(); err != nil {
-							b.Fatal(err)
-						}
-					}
-					return
-				}
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if err := c.f(); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			})
-		}
+	ops := []testenv.Op{
+		{Name: "bare=findOneAndUpdate", Run: inc},
+		{Name: "store=Reserve", Run: func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }},
 	}
+	testenv.Beside(b, ops, ops)
 }
 
 // BenchmarkLease measures an acquisition and a release of a slot beside the bare

@@ -34,47 +34,10 @@ func BenchmarkReserve(b *testing.B) {
 		b.Run(srv.name, func(b *testing.B) {
 			prefix, client, st := benchStore(b, srv.env, srv.opts)
 			ctx := b.Context()
-			b.Run("bare=INCRBY", func(b *testing.B) {
-				for b.Loop() {
-					if err := client.IncrBy(ctx, prefix+"bare", 100).Err(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run("bare=EVALSHA-empty", func(b *testing.B) {
-				for b.Loop() {
-					if err := emptyScript.EvalSha(ctx, client, nil).Err(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run("store=Reserve", func(b *testing.B) {
-				for b.Loop() {
-					if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run("parallel/bare=INCRBY", func(b *testing.B) {
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if err := client.IncrBy(ctx, prefix+"bare", 100).Err(); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			})
-			b.Run("parallel/store=Reserve", func(b *testing.B) {
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			})
+			incrBy := testenv.Op{Name: "bare=INCRBY", Run: func() error { return client.IncrBy(ctx, prefix+"bare", 100).Err() }}
+			evalSha := testenv.Op{Name: "bare=EVALSHA-empty", Run: func() error { return emptyScript.EvalSha(ctx, client, nil).Err() }}
+			reserve := testenv.Op{Name: "store=Reserve", Run: func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }}
+			testenv.Beside(b, []testenv.Op{incrBy, evalSha, reserve}, []testenv.Op{incrBy, reserve})
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-
 	"github.com/cosid-go/cosid/store/zkstore"
 )
 
@@ -34,40 +33,11 @@ func BenchmarkReserve(b *testing.B) {
 	st := openStore(b, addr, zkstore.WithRoot(root))
 	bare := bareSet(b, conn, root)
 	ctx := b.Context()
-	b.Run("bare=Set", func(b *testing.B) {
-		for b.Loop() {
-			if err := bare(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("store=Reserve", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("parallel/bare=Set", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := bare(); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
-	b.Run("parallel/store=Reserve", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
+	ops := []testenv.Op{
+		{Name: "bare=Set", Run: bare},
+		{Name: "store=Reserve", Run: func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }},
+	}
+	testenv.Beside(b, ops, ops)
 }
 
 // BenchmarkLease measures an acquisition and a release of a slot beside the bare

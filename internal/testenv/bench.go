@@ -42,3 +42,38 @@ func AcquireRelease(b *testing.B, st store.SlotLeaseStore, held int, bareName st
 		}
 	})
 }
+
+// Op is an operation that a benchmark times, under the name of its sub-benchmark.
+type Op struct {
+	Name string
+	Run  func() error
+}
+
+// Beside times operations in one run, so that a store's operation stands beside
+// the bare round trips of its backend: each of serial from one goroutine, as the
+// sub-benchmark of its Name, then each of parallel from GOMAXPROCS goroutines, as
+// "parallel/<Name>". An operation's first error fails b.
+func Beside(b *testing.B, serial, parallel []Op) {
+	b.Helper()
+	for _, op := range serial {
+		b.Run(op.Name, func(b *testing.B) {
+			for b.Loop() {
+				if err := op.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, op := range parallel {
+		b.Run("parallel/"+op.Name, func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := op.Run(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/strictyaml"
 	"github.com/cosid-go/cosid/store"
@@ -48,4 +49,28 @@ func Refused(t testing.TB, typ, name, text string, mention ...string) error {
 		}
 	}
 	return err
+}
+
+// Opened opens the settings text as the entry cosid.stores.<name> of store type typ,
+// closing the store when t ends, and checks what every configured store does: it
+// bounds its calls by timeout (store.Timeouter), and a new key's first range starts
+// at its initial offset. The key "k" is reserved.
+func Opened(t testing.TB, typ, name, text string, timeout time.Duration) store.RangeStore {
+	t.Helper()
+	open, ok := store.Lookup(typ)
+	if !ok {
+		t.Fatalf("store type %q is not registered", typ)
+	}
+	st, err := open(t.Context(), Spec(name, text, slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if to, ok := st.(store.Timeouter); !ok || to.Timeout() != timeout {
+		t.Errorf("the store's timeout is not %v (a store.Timeouter: %v)", timeout, ok)
+	}
+	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
+		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
+	}
+	return st
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
@@ -20,21 +21,7 @@ func spec(text string) store.Spec { return testenv.Spec("ids", text, discard()) 
 func TestConfig_OpensMongoStore(t *testing.T) {
 	uri := server(t)
 	db := testDatabase(t, uri)
-	open, ok := store.Lookup("mongodb")
-	if !ok {
-		t.Fatal(`store type "mongodb" is not registered`)
-	}
-	st, err := open(context.Background(), spec("uri: "+uri+"\ndatabase: "+db+"\ntimeout: 3s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if got := st.(store.Timeouter).Timeout().String(); got != "3s" {
-		t.Errorf("timeout = %s, want 3s", got)
-	}
-	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
-		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
-	}
+	testenv.Opened(t, "mongodb", "ids", "uri: "+uri+"\ndatabase: "+db+"\ntimeout: 3s", 3*time.Second)
 }
 
 // TestConfig_ErrorsNameTheField checks that every bad entry fails before any I/O

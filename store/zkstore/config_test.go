@@ -1,40 +1,21 @@
 package zkstore_test
 
 import (
-	"context"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
-
-// spec returns the Spec of a store entry whose settings are text, decoded as the
-// root package decodes them.
-func spec(text string) store.Spec { return testenv.Spec("ids", text, discard()) }
 
 // TestConfig_OpensZooKeeperStore opens a store of type zookeeper from its settings
 // and reserves through it.
 func TestConfig_OpensZooKeeperStore(t *testing.T) {
 	addr := server(t)
 	root := testRoot(t, addr)
-	open, ok := store.Lookup("zookeeper")
-	if !ok {
-		t.Fatal(`store type "zookeeper" is not registered`)
-	}
-	st, err := open(context.Background(), spec("servers: ["+addr+"]\ntimeout: 3s\noptions: { root: "+root+" }"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if got := st.(store.Timeouter).Timeout().String(); got != "3s" {
-		t.Errorf("timeout = %s, want 3s", got)
-	}
+	st := testenv.Opened(t, "zookeeper", "ids", "servers: ["+addr+"]\ntimeout: 3s\noptions: { root: "+root+" }", 3*time.Second)
 	if got := st.(*zkstore.Store).Root(); got != root {
 		t.Errorf("root = %q, want %q", got, root)
-	}
-	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
-		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
 	}
 }
 

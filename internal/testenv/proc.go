@@ -45,14 +45,17 @@ func Children(t *testing.T, n int, helper, env, value, prefix string) [][]string
 	return out
 }
 
-// ChildSpec returns the value of env in a child of Children, split into the
-// fields that the parent joined with Fields, or nil in the ordinary run.
-func ChildSpec(env string) []string {
+// ChildSpec returns the n fields of env in a child of Children, which the parent
+// joined with Fields. In the ordinary run, where env is unset, it skips t: a helper
+// test does its work only as a child.
+func ChildSpec(t *testing.T, env string, n int) []string {
+	t.Helper()
 	v, ok := os.LookupEnv(env)
-	if !ok {
-		return nil
+	fields := strings.Split(v, "\x1f")
+	if !ok || len(fields) != n {
+		t.Skipf("runs only as a child process of its test, with %d fields in %s", n, env)
 	}
-	return strings.Split(v, "\x1f")
+	return fields
 }
 
 // Fields joins fields into the value of a child's environment variable.

@@ -25,10 +25,7 @@ const (
 // stamp above its floor, printing each lease. A release that finds the lease lost
 // means another process took the slot while this one held it (L1).
 func TestLeaseHelperProcess(t *testing.T) {
-	spec := testenv.ChildSpec(leaseHelperEnv)
-	if len(spec) != 3 {
-		t.Skip("runs only as a child of TestTwoProcesses_OneSlot")
-	}
+	spec := testenv.ChildSpec(t, leaseHelperEnv, 3)
 	addr, prefix, ns, owner := spec[0], spec[1], spec[2], "owner-"+rand.Text()
 	st := openStore(t, addr, redisstore.WithPrefix(prefix))
 	req := store.LeaseRequest{Namespace: ns, OwnerKey: owner, Limit: 1, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}

@@ -16,10 +16,7 @@ const (
 // TestHelperProcess is the body of the child processes of
 // TestTwoProcesses_NoOverlap: it reserves one key and prints each range.
 func TestHelperProcess(t *testing.T) {
-	spec := testenv.ChildSpec(helperEnv)
-	if len(spec) != 3 {
-		t.Skip("runs only as a child of TestTwoProcesses_NoOverlap")
-	}
+	spec := testenv.ChildSpec(t, helperEnv, 3)
 	driver, dsn, key := spec[0], spec[1], spec[2]
 	testenv.Reserve(t, openStore(t, backend{name: driver, driver: driver}, dsn), key, reservesPerChild)
 }

@@ -159,6 +159,15 @@ func CheckRaise(key string, next int64) error {
 	return nil
 }
 
+// CheckLeaseOf reports whether the arguments of Admin.LeaseOf keep its rules: a
+// valid namespace (CheckNamespace) and owner key (CheckOwnerKey).
+func CheckLeaseOf(namespace, ownerKey string) error {
+	if err := CheckNamespace(namespace); err != nil {
+		return err
+	}
+	return CheckOwnerKey(ownerKey)
+}
+
 // CheckNamespace reports whether namespace is 1–MaxNamespaceLen bytes of UTF-8.
 func CheckNamespace(namespace string) error {
 	if namespace == "" || len(namespace) > MaxNamespaceLen || !utf8.ValidString(namespace) {

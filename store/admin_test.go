@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -50,4 +51,34 @@ func FuzzPrefixBounds(f *testing.F) {
 			t.Errorf("PrefixBounds(%+q): hi %+q is not UTF-8", prefix, hi)
 		}
 	})
+}
+
+// TestCheckLeaseOf_NamesTheBadArgument checks the arguments of Admin.LeaseOf: a bad
+// namespace is named first, then a bad owner key; both wrap ErrInvalidArgument.
+func TestCheckLeaseOf_NamesTheBadArgument(t *testing.T) {
+	tests := []struct {
+		name, namespace, ownerKey string
+		mention                   string // "" for no error
+	}{
+		{"Valid", "app", "host-1", ""},
+		{"EmptyNamespace", "", "host-1", "namespace"},
+		{"NamespaceNotUTF8", "app\xff", "host-1", "namespace"},
+		{"EmptyOwner", "app", "", "owner key"},
+		{"LongOwner", "app", strings.Repeat("o", store.MaxKeyLen+1), "owner key"},
+		{"BothBadNamespaceFirst", "", "", "namespace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := store.CheckLeaseOf(tt.namespace, tt.ownerKey)
+			if tt.mention == "" {
+				if err != nil {
+					t.Errorf("CheckLeaseOf = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, store.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), "invalid argument: "+tt.mention) {
+				t.Errorf("CheckLeaseOf = %v, want ErrInvalidArgument naming the %s", err, tt.mention)
+			}
+		})
+	}
 }

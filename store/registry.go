@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Spec is one entry of a configuration's stores, as the opener of its type sees it.
@@ -21,6 +22,35 @@ type Spec struct {
 	Decode func(v any) error
 	// Logger is for the store's own log lines; nil means slog.Default().
 	Logger *slog.Logger
+}
+
+// DecodeSettings decodes the entry's settings into v as Decode does, with an error
+// that also wraps ErrInvalidArgument, as an OpenFunc returns it.
+func (s Spec) DecodeSettings(v any) error {
+	if err := s.Decode(v); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidArgument, err) // Decode names the path
+	}
+	return nil
+}
+
+// Invalid returns the error of a setting that an OpenFunc refuses: field is its path
+// below the entry, such as "timeout" or "options.prefix", and the format and args say
+// what is wrong and what the setting allows. The error names the setting's path in
+// the configuration and wraps ErrInvalidArgument.
+func (s Spec) Invalid(field, format string, args ...any) error {
+	return fmt.Errorf("%s.%s: %w: %s", s.Path, field, ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// Timeout returns the entry's setting timeout, d, or def when d is 0 (unset). A
+// negative d is refused with an error from Invalid.
+func (s Spec) Timeout(d, def time.Duration) (time.Duration, error) {
+	switch {
+	case d < 0:
+		return 0, s.Invalid("timeout", "%v; want a positive duration such as 2s (default %v)", d, def)
+	case d == 0:
+		return def, nil
+	}
+	return d, nil
 }
 
 // OpenFunc opens a store of one configuration type from its Spec. The store it

@@ -117,3 +117,29 @@ func CheckReserve(key string, size, initialOffset int64) error {
 func Fits(next, size int64) bool {
 	return next >= 0 && size >= 0 && next <= math.MaxInt64-size
 }
+
+// NextRange returns the range that a Reserve of size takes from a key as the store
+// last read it: found or not, sealed or not, with next as its next value. A key not
+// found starts at initialOffset (S2). A sealed key fails with ErrSealed (S6), and a
+// range that would pass math.MaxInt64 with ExhaustedAfter (S5). Stores that work out
+// the range in Go call it, so that they keep these rules alike.
+func NextRange(found, sealed bool, next, size, initialOffset int64) (Range, error) {
+	if sealed {
+		return Range{}, ErrSealed
+	}
+	if !found {
+		next = initialOffset
+	}
+	if !Fits(next, size) {
+		return Range{}, ExhaustedAfter(next, size)
+	}
+	return Range{Start: next, End: next + size}, nil
+}
+
+// ExhaustedAfter returns the error of a reservation of size more values after next
+// that would pass math.MaxInt64 (S5), for a store that found Fits(next, size) false:
+// it wraps ErrExhausted and names both numbers, so that every store words the
+// refusal alike.
+func ExhaustedAfter(next, size int64) error {
+	return fmt.Errorf("%w: %d more after %d would pass %d", ErrExhausted, size, next, int64(math.MaxInt64))
+}

@@ -67,6 +67,31 @@ func TestFits(t *testing.T) {
 	}
 }
 
+// TestExhaustedAfter_WrapsErrExhaustedAndNamesBoth checks the refusal that stores
+// share for a reservation past math.MaxInt64: errors.Is finds ErrExhausted, and the
+// text names the size, the next value and the bound.
+func TestExhaustedAfter_WrapsErrExhaustedAndNamesBoth(t *testing.T) {
+	tests := []struct {
+		name       string
+		next, size int64
+		want       string
+	}{
+		{"NearTheTop", math.MaxInt64 - 5, 6, "range exhausted: 6 more after 9223372036854775802 would pass 9223372036854775807"},
+		{"AtTheTop", math.MaxInt64, 1, "range exhausted: 1 more after 9223372036854775807 would pass 9223372036854775807"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := store.ExhaustedAfter(tt.next, tt.size)
+			if !errors.Is(err, store.ErrExhausted) {
+				t.Errorf("ExhaustedAfter(%d, %d) = %v, want an error wrapping ErrExhausted", tt.next, tt.size, err)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("ExhaustedAfter(%d, %d) says %q, want %q", tt.next, tt.size, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestCheckLeaseRequest(t *testing.T) {
 	ok := store.LeaseRequest{Namespace: "app", OwnerKey: "host-1", Limit: 1024, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
 	if err := store.CheckLeaseRequest(ok); err != nil {
@@ -184,5 +209,36 @@ func TestNewIncarnation_IsAFreshUUID(t *testing.T) {
 			t.Fatalf("NewIncarnation() returned %q twice", id)
 		}
 		seen[id] = true
+	}
+}
+
+// TestNextRange_S2S5S6 checks the range a Reserve takes from a key as last read: a
+// new key starts at initialOffset (S2), a sealed one fails (S6), and one that would
+// pass math.MaxInt64 fails with ErrExhausted, naming where it stood (S5).
+func TestNextRange_S2S5S6(t *testing.T) {
+	tests := []struct {
+		name                string
+		found, sealed       bool
+		next, size, initial int64
+		want                store.Range
+		wantErr             error
+	}{
+		{"NewKeyAtInitialOffset", false, false, 0, 10, 100, store.Range{Start: 100, End: 110}, nil},
+		{"NewKeyIgnoresNext", false, false, 7, 10, 0, store.Range{Start: 0, End: 10}, nil},
+		{"FoundKeyAtNext", true, false, 50, 10, 100, store.Range{Start: 50, End: 60}, nil},
+		{"UpToTheTop", true, false, math.MaxInt64 - 10, 10, 0, store.Range{Start: math.MaxInt64 - 10, End: math.MaxInt64}, nil},
+		{"SealedFound", true, true, 50, 10, 0, store.Range{}, store.ErrSealed},
+		{"SealedBeforeExhausted", true, true, math.MaxInt64, 1, 0, store.Range{}, store.ErrSealed},
+		{"SealedWhateverFound", false, true, 0, 1, 0, store.Range{}, store.ErrSealed},
+		{"FoundPastTheTop", true, false, math.MaxInt64 - 5, 6, 0, store.Range{}, store.ErrExhausted},
+		{"NewKeyPastTheTop", false, false, 0, 2, math.MaxInt64 - 1, store.Range{}, store.ErrExhausted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := store.NextRange(tt.found, tt.sealed, tt.next, tt.size, tt.initial)
+			if got != tt.want || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+				t.Errorf("NextRange = %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
 	}
 }

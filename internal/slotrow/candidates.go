@@ -7,9 +7,18 @@ import "slices"
 // none), then the lowest. rows holds the slots that have a row; a slot without one
 // was never taken and is free.
 func Candidates(rows map[int]Row, limit int, owner string, preferred int, nowMs int64, n int) []int {
+	return CandidatesWhere(rows, limit, owner, preferred, n, func(slot int) bool {
+		r, ok := rows[slot]
+		return !ok || r.Free(nowMs)
+	})
+}
+
+// CandidatesWhere is Candidates for a store whose backend, not the rows' expiry,
+// tells which slots are free (etcd expires a slot's held key): free reports it.
+func CandidatesWhere(rows map[int]Row, limit int, owner string, preferred, n int, free func(slot int) bool) []int {
 	var out []int
 	add := func(slot int) {
-		if r, ok := rows[slot]; (!ok || r.Free(nowMs)) && !slices.Contains(out, slot) && len(out) < n {
+		if len(out) < n && free(slot) && !slices.Contains(out, slot) {
 			out = append(out, slot)
 		}
 	}
@@ -28,6 +37,15 @@ func Candidates(rows map[int]Row, limit int, owner string, preferred int, nowMs 
 	}
 	for slot := 0; slot < limit && len(out) < n; slot++ {
 		add(slot)
+	}
+	return out
+}
+
+// Rows returns the Row of each slot of rows, a store's map whose values row reads.
+func Rows[R any](rows map[int]R, row func(R) Row) map[int]Row {
+	out := make(map[int]Row, len(rows))
+	for slot, r := range rows {
+		out[slot] = row(r)
 	}
 	return out
 }

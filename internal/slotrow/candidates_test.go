@@ -39,3 +39,43 @@ func TestCandidates_L5_OrderAndFreedom(t *testing.T) {
 		})
 	}
 }
+
+// TestCandidatesWhere_BackendJudgesFreedom checks the order of Candidates when the
+// store's backend, not the rows' expiry, says which slots are free: a row that
+// expired long ago but is held is skipped, one unexpired but not held is offered.
+func TestCandidatesWhere_BackendJudgesFreedom(t *testing.T) {
+	rows := map[int]slotrow.Row{
+		0: {Owner: "b", Incarnation: "i", LastOwner: "b", Fence: 1, ExpiresMs: 1},    // expired, held
+		4: {Owner: "a", Incarnation: "i", LastOwner: "a", Fence: 1, ExpiresMs: 1e12}, // unexpired, not held
+		6: {LastOwner: "a", Fence: 3},
+	}
+	held := map[int]bool{0: true, 2: true}
+	free := func(slot int) bool { return !held[slot] }
+	tests := []struct {
+		name      string
+		owner     string
+		preferred int
+		n         int
+		want      []int
+	}{
+		{"OwnerFirstThenLowest", "a", -1, 4, []int{4, 6, 1, 3}},
+		{"PreferredHeldSkipped", "x", 2, 3, []int{1, 3, 4}},
+		{"PreferredFree", "x", 5, 2, []int{5, 1}},
+		{"Limit", "x", -1, 16, []int{1, 3, 4, 5, 6, 7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := slotrow.CandidatesWhere(rows, 8, tt.owner, tt.preferred, tt.n, free); !slices.Equal(got, tt.want) {
+				t.Errorf("CandidatesWhere = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRows_ReadsEachSlot(t *testing.T) {
+	in := map[int]stored{2: {slotrow.Row{Fence: 2}, 9}, 5: {slotrow.Row{Fence: 5}, 1}}
+	got := slotrow.Rows(in, rowOf)
+	if len(got) != 2 || got[2].Fence != 2 || got[5].Fence != 5 {
+		t.Errorf("Rows = %+v, want the rows of slots 2 and 5", got)
+	}
+}

@@ -110,3 +110,11 @@ func (r Row) Info(slot int) store.SlotInfo {
 		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
 	}
 }
+
+// Conflict is the error of a namespace that has limit and toleranceMs, asked for
+// with wantLimit and wantTolerance (L4): it wraps store.ErrNamespaceConflict and
+// names both settings.
+func Conflict(limit int, toleranceMs int64, wantLimit int, wantTolerance time.Duration) error {
+	return fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
+		limit, time.Duration(toleranceMs)*time.Millisecond, wantLimit, wantTolerance, store.ErrNamespaceConflict)
+}

@@ -97,3 +97,28 @@ func TestMillisUp(t *testing.T) {
 		}
 	}
 }
+
+// TestConflict_L4_NamesBothSettings checks the refusal of a namespace asked for with
+// other settings: errors.Is finds ErrNamespaceConflict, and the text gives what the
+// namespace has and what was asked, the tolerance in a duration's words.
+func TestConflict_L4_NamesBothSettings(t *testing.T) {
+	tests := []struct {
+		name          string
+		limit         int
+		toleranceMs   int64
+		wantLimit     int
+		wantTolerance time.Duration
+		want          string
+	}{
+		{"Limit", 1024, 1000, 512, time.Second, "the namespace has limit 1024 and tolerance 1s, asked for limit 512 and tolerance 1s: namespace conflict"},
+		{"Tolerance", 8, 0, 8, 1500 * time.Microsecond, "the namespace has limit 8 and tolerance 0s, asked for limit 8 and tolerance 1.5ms: namespace conflict"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Conflict(tt.limit, tt.toleranceMs, tt.wantLimit, tt.wantTolerance)
+			if !errors.Is(err, store.ErrNamespaceConflict) || err.Error() != tt.want {
+				t.Errorf("Conflict = %q, want %q wrapping ErrNamespaceConflict", err, tt.want)
+			}
+		})
+	}
+}

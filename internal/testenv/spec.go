@@ -1,7 +1,11 @@
 package testenv
 
 import (
+	"errors"
 	"log/slog"
+	"strings"
+	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/strictyaml"
 	"github.com/cosid-go/cosid/store"
@@ -19,4 +23,54 @@ func Spec(name, text string, logger *slog.Logger) store.Spec {
 		}
 		return strictyaml.Decode(node, path, v)
 	}, Logger: logger}
+}
+
+// Refused opens the settings text as the entry cosid.stores.<name> of store type
+// typ, which must refuse them: it fails t unless the error wraps
+// store.ErrInvalidArgument and mentions each of mention (the setting's path, what
+// the setting allows). It returns the error for further checks.
+func Refused(t testing.TB, typ, name, text string, mention ...string) error {
+	t.Helper()
+	open, ok := store.Lookup(typ)
+	if !ok {
+		t.Fatalf("store type %q is not registered", typ)
+	}
+	st, err := open(t.Context(), Spec(name, text, slog.New(slog.DiscardHandler)))
+	if err == nil {
+		st.Close()
+		t.Fatalf("store type %q opened\n%s\nwant an error", typ, text)
+	}
+	if !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("error %q does not wrap ErrInvalidArgument", err)
+	}
+	for _, m := range mention {
+		if !strings.Contains(err.Error(), m) {
+			t.Errorf("error %q does not mention %q", err, m)
+		}
+	}
+	return err
+}
+
+// Opened opens the settings text as the entry cosid.stores.<name> of store type typ,
+// closing the store when t ends, and checks what every configured store does: it
+// bounds its calls by timeout (store.Timeouter), and a new key's first range starts
+// at its initial offset. The key "k" is reserved.
+func Opened(t testing.TB, typ, name, text string, timeout time.Duration) store.RangeStore {
+	t.Helper()
+	open, ok := store.Lookup(typ)
+	if !ok {
+		t.Fatalf("store type %q is not registered", typ)
+	}
+	st, err := open(t.Context(), Spec(name, text, slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if to, ok := st.(store.Timeouter); !ok || to.Timeout() != timeout {
+		t.Errorf("the store's timeout is not %v (a store.Timeouter: %v)", timeout, ok)
+	}
+	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
+		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
+	}
+	return st
 }

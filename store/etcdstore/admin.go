@@ -3,6 +3,7 @@ package etcdstore
 import (
 	"context"
 	"fmt"
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/keyturn"
 	"slices"
 	"strings"
@@ -32,12 +33,9 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 	if err := store.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var keys []store.KeyInfo
-	if err == nil {
-		keys, err = s.listKeys(ctx, prefix, after, limit)
-	}
+	keys, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
+		return s.listKeys(ctx, prefix, after, limit)
+	})
 	if err != nil {
 		return nil, s.failed(ctx, fmt.Sprintf("keys under %q after %q", prefix, after), err)
 	}
@@ -154,12 +152,9 @@ func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Rais
 	if err := store.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("%s: raise: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var r store.Raised
-	if err == nil {
-		r, err = s.raise(ctx, key, next)
-	}
+	r, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Raised, error) {
+		return s.raise(ctx, key, next)
+	})
 	if err != nil {
 		return store.Raised{}, s.failed(ctx, fmt.Sprintf("raise %q to %d", key, next), err)
 	}

@@ -3,11 +3,10 @@ package etcdstore
 import (
 	"context"
 	"fmt"
-	"slices"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -23,38 +22,20 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	if err != nil {
 		return store.NamespaceInfo{}, s.failed(ctx, fmt.Sprintf("slots of namespace %q", namespace), err)
 	}
-	info := store.NamespaceInfo{
-		Namespace: namespace,
-		Limit:     ns.meta.Limit,
-		Tolerance: time.Duration(ns.meta.ToleranceMs) * time.Millisecond,
-		StoreNow:  time.UnixMilli(s.now().UnixMilli()).UTC(),
-	}
-	for slot, r := range ns.rows {
-		if r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, r.Row.Info(slot))
-		}
-	}
-	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
+	info := slotrow.NamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, s.now().UnixMilli())
+	info.Slots = slotrow.Listed(ns.rows, rowAt.slotRow)
 	return info, nil
 }
 
 // LeaseOf implements store.Admin: of the slots whose row names ownerKey as owner,
 // the lowest, whether or not etcd expired its held key.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	ns, err := s.readForAdmin(ctx, namespace)
-	found := -1
-	for slot, r := range ns.rows {
-		if r.Owner == ownerKey && (found < 0 || slot < found) {
-			found = slot
-		}
-	}
-	if err == nil && found < 0 {
+	found, ok := slotrow.OwnedBy(ns.rows, rowAt.slotRow, ownerKey)
+	if err == nil && !ok {
 		err = store.ErrNotFound
 	}
 	if err != nil {
@@ -87,12 +68,9 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	if err := store.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var info store.SlotInfo
-	if err == nil {
-		info, err = s.raiseFloor(ctx, req)
-	}
+	info, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
+		return s.raiseFloor(ctx, req)
+	})
 	if err != nil {
 		return store.SlotInfo{}, s.failed(ctx, fmt.Sprintf("raise the floor of slot %d of namespace %q to %d", req.Slot, req.Namespace, req.FloorMs), err)
 	}
@@ -123,8 +101,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		}
 		switch {
 		case req.Limit > 0 && (m.Limit != req.Limit || m.ToleranceMs != toleranceMs):
-			return store.SlotInfo{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				m.Limit, time.Duration(m.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.SlotInfo{}, slotrow.Conflict(m.Limit, m.ToleranceMs, req.Limit, req.Tolerance)
 		case req.Slot >= m.Limit:
 			return store.SlotInfo{}, fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, m.Limit)
 		}

@@ -51,12 +51,10 @@ type tlsConfig struct {
 // Close closes. Its errors name the field of spec at fault and the values it allows.
 func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	var c specConfig
-	if err := spec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
+	if err := spec.DecodeSettings(&c); err != nil {
+		return nil, err
 	}
-	bad := func(field string, format string, args ...any) error {
-		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
-	}
+	bad := spec.Invalid
 	if len(c.Endpoints) == 0 {
 		return nil, bad("endpoints", "missing; want a list of the cluster's client addresses, such as [127.0.0.1:2379]")
 	}
@@ -70,11 +68,10 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		return nil, bad("password-file", "missing; a username needs the file of its password")
 	case c.Username == "" && c.PasswordFile != "":
 		return nil, bad("username", "missing; a password-file needs the user it belongs to")
-	case c.Timeout < 0:
-		return nil, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
 	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
+	if err != nil {
+		return nil, err
 	}
 	prefix := DefaultPrefix
 	if c.Options.Prefix != "" {
@@ -85,7 +82,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	}
 	// The client connects when first used, except that with a username it signs in
 	// at once, within the timeout: a wrong password fails here.
-	cfg := clientv3.Config{Endpoints: c.Endpoints, Username: c.Username, DialTimeout: c.Timeout, Logger: zap.NewNop()}
+	cfg := clientv3.Config{Endpoints: c.Endpoints, Username: c.Username, DialTimeout: timeout, Logger: zap.NewNop()}
 	if c.PasswordFile != "" {
 		b, err := os.ReadFile(c.PasswordFile)
 		if err != nil {
@@ -108,7 +105,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: etcdstore: making a client of %v: %w", spec.Path, c.Endpoints, err)
 	}
-	opts := []Option{WithPrefix(prefix), WithTimeout(c.Timeout)}
+	opts := []Option{WithPrefix(prefix), WithTimeout(timeout)}
 	if spec.Logger != nil {
 		opts = append(opts, WithLogger(spec.Logger))
 	}

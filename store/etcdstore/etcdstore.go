@@ -12,6 +12,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
 )
@@ -154,18 +155,12 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	if s.closed.Load() {
 		return ctx, func() {}, ErrClosed
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.timeout {
-		return ctx, func() {}, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
 	return ctx, cancel, nil
 }
 
 // failed wraps err with what failed and the store. When ctx ended, the error also
 // wraps ctx.Err(), whatever gRPC made of the cancellation.
 func (s *Store) failed(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		err = fmt.Errorf("%w: %w", ctxErr, err)
-	}
-	return fmt.Errorf("%s: %s: %w", s.name, what, err)
+	return fmt.Errorf("%s: %s: %w", s.name, what, calltimeout.Err(ctx, err))
 }

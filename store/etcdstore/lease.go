@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -46,6 +46,8 @@ type rowAt struct {
 	rev int64 // 0: the row does not exist yet
 }
 
+func (r rowAt) slotRow() slotrow.Row { return r.Row }
+
 // Acquire implements store.SlotLeaseStore. It reads the namespace (creating it at
 // its first use) and takes the first free slot whose row and held key are still as
 // read, one transaction each, under an etcd lease granted for the TTL; when other
@@ -59,12 +61,9 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire a slot of namespace %q: %w", s.name, req.Namespace, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var l store.Lease
-	if err == nil {
-		l, err = s.acquire(ctx, req, ttlSec)
-	}
+	l, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
+		return s.acquire(ctx, req, ttlSec)
+	})
 	if err != nil {
 		return store.Lease{}, s.failed(ctx, fmt.Sprintf("acquire a slot of namespace %q for %q", req.Namespace, req.OwnerKey), err)
 	}
@@ -91,8 +90,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest, ttlSec int6
 			created = true
 			continue
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
-			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				ns.meta.Limit, time.Duration(ns.meta.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
 		free := ns.candidates(req.OwnerKey, req.Preferred)
 		if len(free) == 0 {
@@ -171,44 +169,13 @@ func slotOf(key, prefix string, limit int) (int, bool) {
 }
 
 // candidates returns up to maxCandidates free slots in the order an acquirer tries
-// them: those owner had before (L5), the preferred one, then the lowest. A slot is
-// free when its held key is gone: released, or expired by etcd's lease.
+// them (slotrow.CandidatesWhere). A slot is free when its held key is gone: released,
+// or expired by etcd's lease.
 func (ns nsRead) candidates(owner string, preferred int) []int {
-	var out []int
-	add := func(slot int) {
-		if _, held := ns.held[slot]; !held && !slices.Contains(out, slot) {
-			out = append(out, slot)
-		}
-	}
-	var had []int
-	for slot, r := range ns.rows {
-		if r.LastOwner == owner {
-			had = append(had, slot)
-		}
-	}
-	slices.Sort(had)
-	for _, slot := range had {
-		add(slot)
-	}
-	if preferred >= 0 {
-		add(preferred)
-	}
-	held := make([]int, 0, len(ns.held))
-	for slot := range ns.held {
-		held = append(held, slot)
-	}
-	slices.Sort(held)
-	j := 0
-	for slot := 0; slot < ns.meta.Limit && len(out) < maxCandidates; slot++ {
-		for j < len(held) && held[j] < slot {
-			j++
-		}
-		if j < len(held) && held[j] == slot {
-			continue
-		}
-		add(slot)
-	}
-	return out
+	return slotrow.CandidatesWhere(slotrow.Rows(ns.rows, rowAt.slotRow), ns.meta.Limit, owner, preferred, maxCandidates, func(slot int) bool {
+		_, held := ns.held[slot]
+		return !held
+	})
 }
 
 // createNamespace records the namespace's limit and tolerance, unless another call

@@ -3,7 +3,6 @@ package etcdstore
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -60,17 +59,10 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	}
 	var r store.Range
 	err := s.update(ctx, key, func(k *keyState) (*value, error) {
-		from := initialOffset
-		switch {
-		case k.sealed:
-			return nil, store.ErrSealed
-		case k.rev != 0:
-			from = k.next
+		var err error
+		if r, err = store.NextRange(k.rev != 0, k.sealed, k.next, size, initialOffset); err != nil {
+			return nil, err
 		}
-		if !store.Fits(from, size) {
-			return nil, fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, from, int64(math.MaxInt64))
-		}
-		r = store.Range{Start: from, End: from + size}
 		return &value{next: r.End}, nil
 	})
 	if err != nil {

@@ -1,15 +1,13 @@
 package etcdstore
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/internal/strictjson"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -28,7 +26,7 @@ func (m meta) encode() string {
 // settings that CheckLeaseRequest would refuse.
 func parseMeta(b []byte) (meta, error) {
 	var m meta
-	if err := decodeStrict(b, &m); err != nil {
+	if err := strictjson.Decode(b, &m); err != nil {
 		return meta{}, fmt.Errorf("namespace settings %.60q: %w", b, err)
 	}
 	if m.Limit < 1 || m.Limit > store.MaxSlots || m.ToleranceMs < 0 {
@@ -70,7 +68,7 @@ func (r row) encode() string {
 // that no sequence of acquisitions, renewals, releases and raises of the floor leaves.
 func parseRow(b []byte) (row, error) {
 	var j rowJSON
-	if err := decodeStrict(b, &j); err != nil {
+	if err := strictjson.Decode(b, &j); err != nil {
 		return row{}, fmt.Errorf("slot row %.60q: %w", b, err)
 	}
 	switch {
@@ -85,18 +83,4 @@ func parseRow(b []byte) (row, error) {
 		Owner: j.Owner, Incarnation: j.Incarnation, LastOwner: j.LastOwner, Fence: j.Fence,
 		ExpiresMs: j.ExpiresMs, FloorMs: j.FloorMs, CeilingMs: j.CeilingMs, NextFloorMs: j.NextFloorMs,
 	}, clientv3.LeaseID(j.EtcdLease)}, nil
-}
-
-// decodeStrict decodes one JSON object into v, refusing unknown fields and
-// anything after the object.
-func decodeStrict(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return errors.New("text after the object")
-	}
-	return nil
 }

@@ -67,10 +67,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 
 // LeaseOf implements store.Admin through the server's admin API.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("httpstore: lease of: %w", err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("httpstore: lease of: %w", err)
 	}
 	var out wire.Lease

@@ -87,18 +87,8 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	if ns == nil {
 		return store.NamespaceInfo{}, fmt.Errorf("memstore: namespace %q: %w", namespace, store.ErrNotFound)
 	}
-	info := store.NamespaceInfo{
-		Namespace: namespace,
-		Limit:     ns.limit,
-		Tolerance: time.Duration(ns.toleranceMs) * time.Millisecond,
-		StoreNow:  time.UnixMilli(d.now().UnixMilli()).UTC(),
-	}
-	for slot, r := range ns.slots {
-		if r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, r.Info(slot))
-		}
-	}
-	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
+	info := slotrow.NamespaceInfo(namespace, ns.limit, ns.toleranceMs, d.now().UnixMilli())
+	info.Slots = slotrow.Listed(ns.slots, slotrow.Deref)
 	return info, nil
 }
 
@@ -107,24 +97,15 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	if err := s.check(ctx); err != nil {
 		return store.Lease{}, err
 	}
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("memstore: lease of: %w", err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("memstore: lease of: %w", err)
 	}
 	d := s.data
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if ns := d.namespaces[namespace]; ns != nil {
-		found := -1
-		for slot, r := range ns.slots {
-			if r.Owner == ownerKey && (found < 0 || slot < found) {
-				found = slot
-			}
-		}
-		if found >= 0 {
-			return ns.slots[found].Lease(namespace, found, d.now().UnixMilli()), nil
+		if slot, ok := slotrow.OwnedBy(ns.slots, slotrow.Deref, ownerKey); ok {
+			return ns.slots[slot].Lease(namespace, slot, d.now().UnixMilli()), nil
 		}
 	}
 	return store.Lease{}, fmt.Errorf("memstore: no lease of %q in namespace %q: %w", ownerKey, namespace, store.ErrNotFound)

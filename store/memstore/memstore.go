@@ -69,22 +69,19 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	row := d.ranges[key]
-	next := initialOffset
-	if row != nil {
-		if row.sealed {
-			return store.Range{}, fmt.Errorf("memstore: reserve %q: %w", key, store.ErrSealed)
-		}
-		next = row.next
-	}
-	if !store.Fits(next, size) {
-		return store.Range{}, fmt.Errorf("memstore: reserve %d at %d of %q: %w", size, next, key, store.ErrExhausted)
-	}
-	if row == nil {
+	found := row != nil
+	if !found {
 		row = &rangeRow{}
+	}
+	r, err := store.NextRange(found, row.sealed, row.next, size, initialOffset)
+	if err != nil {
+		return store.Range{}, fmt.Errorf("memstore: reserve %q: %w", key, err)
+	}
+	if !found {
 		d.ranges[key] = row
 	}
-	row.next = next + size
-	return store.Range{Start: next, End: next + size}, nil
+	row.next = r.End
+	return r, nil
 }
 
 // Seal implements store.RangeStore.

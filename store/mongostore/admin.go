@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -28,12 +26,9 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 	if err := store.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var keys []store.KeyInfo
-	if err == nil {
-		keys, err = s.keys(ctx, prefix, after, limit)
-	}
+	keys, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
+		return s.keys(ctx, prefix, after, limit)
+	})
 	if err != nil {
 		return nil, s.failed(fmt.Sprintf("keys under %q after %q", prefix, after), err)
 	}
@@ -78,12 +73,9 @@ func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Rais
 	if err := store.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("%s: raise: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var r store.Raised
-	if err == nil {
-		r, err = s.raise(ctx, key, next)
-	}
+	r, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Raised, error) {
+		return s.raise(ctx, key, next)
+	})
 	if err != nil {
 		return store.Raised{}, s.failed(fmt.Sprintf("raise %q to %d", key, next), err)
 	}
@@ -146,17 +138,8 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	}
 	var info store.NamespaceInfo
 	err := s.readNamespace(ctx, namespace, func(nowMs int64, ns nsRead) error {
-		info = store.NamespaceInfo{
-			Namespace: namespace,
-			Limit:     ns.meta.Limit,
-			Tolerance: time.Duration(ns.meta.ToleranceMs) * time.Millisecond,
-			StoreNow:  time.UnixMilli(nowMs).UTC(),
-		}
-		for _, slot := range slices.Sorted(maps.Keys(ns.rows)) {
-			if d := ns.rows[slot]; d.Fence > 0 || d.NextFloorMs > 0 {
-				info.Slots = append(info.Slots, d.row().Info(slot))
-			}
-		}
+		info = slotrow.NamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, nowMs)
+		info.Slots = slotrow.Listed(ns.rows, rowDoc.row)
 		return nil
 	})
 	if err != nil {
@@ -169,21 +152,17 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 // once, as an Acquire reads them; the lease is that of the lowest slot whose row
 // names ownerKey as its owner.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	var l store.Lease
 	err := s.readNamespace(ctx, namespace, func(nowMs int64, ns nsRead) error {
-		for _, slot := range slices.Sorted(maps.Keys(ns.rows)) {
-			if d := ns.rows[slot]; d.Owner == ownerKey {
-				l = d.row().Lease(namespace, slot, nowMs)
-				return nil
-			}
+		slot, ok := slotrow.OwnedBy(ns.rows, rowDoc.row, ownerKey)
+		if !ok {
+			return store.ErrNotFound
 		}
-		return store.ErrNotFound
+		l = ns.rows[slot].row().Lease(namespace, slot, nowMs)
+		return nil
 	})
 	if err != nil {
 		return store.Lease{}, s.failed(fmt.Sprintf("lease of %q in namespace %q", ownerKey, namespace), err)
@@ -218,12 +197,9 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	if err := store.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var info store.SlotInfo
-	if err == nil {
-		info, err = s.raiseFloor(ctx, req)
-	}
+	info, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
+		return s.raiseFloor(ctx, req)
+	})
 	if err != nil {
 		return store.SlotInfo{}, s.failed(fmt.Sprintf("raise the floor of slot %d of namespace %q to %d", req.Slot, req.Namespace, req.FloorMs), err)
 	}
@@ -250,8 +226,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 			created = true
 			continue
 		case req.Limit != 0 && (ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs):
-			return store.SlotInfo{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				ns.meta.Limit, time.Duration(ns.meta.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.SlotInfo{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		case req.Slot >= ns.meta.Limit:
 			return store.SlotInfo{}, fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.meta.Limit)
 		}

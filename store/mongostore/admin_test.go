@@ -244,37 +244,6 @@ func TestAdminCorrupt_Refused(t *testing.T) {
 	}
 }
 
-// TestAdminEndedCalls checks that an admin call on a canceled context fails with
-// its error, and that a closed store refuses every admin call with ErrClosed.
-func TestAdminEndedCalls(t *testing.T) {
-	uri := server(t)
-	st := openStore(t, uri, testDatabase(t, uri))
-	calls := map[string]func(context.Context) error{
-		"Keys":    func(ctx context.Context) error { _, err := st.Keys(ctx, "", "", 1); return err },
-		"RaiseTo": func(ctx context.Context) error { _, err := st.RaiseTo(ctx, "k", 1); return err },
-		"Delete":  func(ctx context.Context) error { return st.Delete(ctx, "k") },
-		"Slots":   func(ctx context.Context) error { _, err := st.Slots(ctx, "n"); return err },
-		"LeaseOf": func(ctx context.Context) error { _, err := st.LeaseOf(ctx, "n", "o"); return err },
-		"RaiseFloor": func(ctx context.Context) error {
-			_, err := st.RaiseFloor(ctx, store.FloorRequest{Namespace: "n", Limit: 1, FloorMs: 1})
-			return err
-		},
-	}
-	canceled, cancel := context.WithCancel(t.Context())
-	cancel()
-	for name, call := range calls {
-		if err := call(canceled); !errors.Is(err, context.Canceled) {
-			t.Errorf("%s on a canceled context: %v, want context.Canceled", name, err)
-		}
-	}
-	st.Close()
-	for name, call := range calls {
-		if err := call(t.Context()); !errors.Is(err, mongostore.ErrClosed) {
-			t.Errorf("%s on a closed store: %v, want ErrClosed", name, err)
-		}
-	}
-}
-
 // TestRaiseFloor_L2_FirstOwnerTakesFenceOne checks that the row RaiseFloor writes
 // for a slot never taken has fence 0, so that its first owner takes fence 1 as
 // from no row, and the raised floor.

@@ -1,7 +1,6 @@
 package mongostore_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/mongostore"
 )
@@ -66,24 +66,8 @@ func TestCorruptDocument_Refused(t *testing.T) {
 }
 
 // TestEndedCalls checks that a call on a canceled context fails with its error, and
-// that a closed store refuses every call with ErrClosed.
+// that a closed store refuses every call with ErrClosed, admin calls included.
 func TestEndedCalls(t *testing.T) {
 	uri := server(t)
-	st := openStore(t, uri, testDatabase(t, uri))
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if _, err := st.Reserve(ctx, "k", 1, 0); !errors.Is(err, context.Canceled) {
-		t.Errorf("Reserve on a canceled context: %v, want context.Canceled", err)
-	}
-	st.Close()
-	req := store.LeaseRequest{Namespace: "n", OwnerKey: "o", Limit: 1, TTL: time.Minute, Preferred: -1}
-	for name, err := range map[string]error{
-		"Reserve": func() error { _, err := st.Reserve(t.Context(), "k", 1, 0); return err }(),
-		"Seal":    st.Seal(t.Context(), "k"),
-		"Acquire": func() error { _, err := st.Acquire(t.Context(), req); return err }(),
-	} {
-		if !errors.Is(err, mongostore.ErrClosed) {
-			t.Errorf("%s on a closed store: %v, want ErrClosed", name, err)
-		}
-	}
+	testenv.EndedCalls(t, openStore(t, uri, testDatabase(t, uri)), mongostore.ErrClosed)
 }

@@ -1,23 +1,20 @@
 package mongostore_test
 
 import (
-	"fmt"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/mongostore"
 )
 
-// BenchmarkReserve compares a reservation of an existing key, one findOneAndUpdate
-// with $inc, with the same bare command on a plain document in one run, both with
-// write concern majority. On FerretDB the goroutines of the parallel runs race, as
-// its updates are not atomic (see turns); the figures only time the commands.
-func BenchmarkReserve(b *testing.B) {
+// benchStore opens a store on a database of the benchmark's own, with the key "bench"
+// reserved, and returns it with the bare command it stands beside: a
+// findOneAndUpdate with $inc of n by by on a plain document, write concern majority.
+func benchStore(b *testing.B, by int64) (*mongostore.Store, func() error) {
 	uri := server(b)
 	db := testDatabase(b, uri)
 	st := openStore(b, uri, db)
@@ -29,41 +26,25 @@ func BenchmarkReserve(b *testing.B) {
 	if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
 		b.Fatal(err)
 	}
-	inc := func() error {
+	after := options.FindOneAndUpdate().SetReturnDocument(options.After)
+	return st, func() error {
 		var doc bson.M
-		return bare.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "k"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(100)}}}},
-			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+		return bare.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "k"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: by}}}}, after).Decode(&doc)
 	}
-	reserve := func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }
-	for _, parallel := range []bool{false, true} {
-		for _, c := range []struct {
-			name string
-			f    func() error
-		}{{"bare=findOneAndUpdate", inc}, {"store=Reserve", reserve}} {
-			name := c.name
-			if parallel {
-				name = "parallel/" + name
-			}
-			b.Run(name, func(b *testing.B) {
-				if !parallel {
-					for b.Loop() {
-						if err := c.f(); err != nil {
-							b.Fatal(err)
-						}
-					}
-					return
-				}
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if err := c.f(); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			})
-		}
+}
+
+// BenchmarkReserve compares a reservation of an existing key, one findOneAndUpdate
+// with $inc, with the same bare command on a plain document in one run, both with
+// write concern majority. On FerretDB the goroutines of the parallel runs race, as
+// its updates are not atomic (see turns); the figures only time the commands.
+func BenchmarkReserve(b *testing.B) {
+	st, inc := benchStore(b, 100)
+	ctx := b.Context()
+	ops := []testenv.Op{
+		{Name: "bare=findOneAndUpdate", Run: inc},
+		{Name: "store=Reserve", Run: func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }},
 	}
+	testenv.Beside(b, ops, ops)
 }
 
 // BenchmarkLease measures an acquisition and a release of a slot beside the bare
@@ -71,60 +52,13 @@ func BenchmarkReserve(b *testing.B) {
 // Acquire asks hello and reads the namespace's documents at once, then replaces or
 // inserts one row; a Release reads two documents and replaces one.
 func BenchmarkLease(b *testing.B) {
-	uri := server(b)
-	db := testDatabase(b, uri)
-	st := openStore(b, uri, db)
-	bare := connect(b, uri).Database(db).Collection("bare", options.Collection().SetWriteConcern(writeconcern.Majority()))
-	ctx := b.Context()
-	if _, err := bare.InsertOne(ctx, bson.D{{Key: "_id", Value: "k"}, {Key: "n", Value: int64(0)}}); err != nil {
-		b.Fatal(err)
-	}
-	req := store.LeaseRequest{Namespace: "bench", Limit: 1024, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
-	for i := range 100 {
-		req.OwnerKey = fmt.Sprint("held-", i)
-		if _, err := st.Acquire(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.Run("bare=findOneAndUpdate", func(b *testing.B) {
-		for b.Loop() {
-			var doc bson.M
-			if err := bare.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "k"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(1)}}}}).Decode(&doc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	req.OwnerKey = "bench"
-	b.Run("store=Acquire+Release", func(b *testing.B) {
-		for b.Loop() {
-			l, err := st.Acquire(ctx, req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := st.Release(ctx, l, l.Floor); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	st, inc := benchStore(b, 1)
+	testenv.AcquireRelease(b, st, 100, "findOneAndUpdate", inc)
 }
 
 // BenchmarkReserve_Interleaved times a reservation and the bare findOneAndUpdate in
 // turn, so that both meet the same load, and reports their medians and ratio.
 func BenchmarkReserve_Interleaved(b *testing.B) {
-	uri := server(b)
-	db := testDatabase(b, uri)
-	st := openStore(b, uri, db)
-	bare := connect(b, uri).Database(db).Collection("bare", options.Collection().SetWriteConcern(writeconcern.Majority()))
-	ctx := b.Context()
-	if _, err := bare.InsertOne(ctx, bson.D{{Key: "_id", Value: "k"}, {Key: "n", Value: int64(0)}}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-		b.Fatal(err)
-	}
-	testenv.Interleave(b, func() error {
-		var doc bson.M
-		return bare.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "k"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(100)}}}},
-			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
-	}, func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err })
+	st, inc := benchStore(b, 100)
+	testenv.Interleave(b, inc, func() error { _, err := st.Reserve(b.Context(), "bench", 100, 1); return err })
 }

@@ -42,12 +42,10 @@ const maxDatabaseLen = 63
 // allows; they never repeat the URI, which may hold a password.
 func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	var c specConfig
-	if err := spec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
+	if err := spec.DecodeSettings(&c); err != nil {
+		return nil, err
 	}
-	bad := func(field string, format string, args ...any) error {
-		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
-	}
+	bad := spec.Invalid
 	if c.URI == "" {
 		return nil, bad("uri", "missing; want a MongoDB connection string such as mongodb://127.0.0.1:27017/")
 	}
@@ -60,13 +58,12 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		return nil, bad("database", "missing; want the name of the database that holds the collections %s and %s", RangeCollection, SlotCollection)
 	case len(c.Database) > maxDatabaseLen || strings.ContainsAny(c.Database, "/\\. \"$*<>:|?\x00"):
 		return nil, bad("database", "%q is not a database name: at most %d bytes, none of /\\. \"$*<>:|?", c.Database, maxDatabaseLen)
-	case c.Timeout < 0:
-		return nil, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
 	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
+	if err != nil {
+		return nil, err
 	}
-	opts := []Option{WithTimeout(c.Timeout)}
+	opts := []Option{WithTimeout(timeout)}
 	if wc := co.WriteConcern; wc != nil && wc.W != nil && wc.W != "majority" {
 		if !c.Options.WeakWriteConcern {
 			return nil, fmt.Errorf("%s.uri: %w: %w: the URI asks for w=%v; a failover could roll back an acknowledged reservation. Drop w= from the URI for majority, or set options.weakWriteConcern: true",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
@@ -20,28 +21,13 @@ func spec(text string) store.Spec { return testenv.Spec("ids", text, discard()) 
 func TestConfig_OpensMongoStore(t *testing.T) {
 	uri := server(t)
 	db := testDatabase(t, uri)
-	open, ok := store.Lookup("mongodb")
-	if !ok {
-		t.Fatal(`store type "mongodb" is not registered`)
-	}
-	st, err := open(context.Background(), spec("uri: "+uri+"\ndatabase: "+db+"\ntimeout: 3s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if got := st.(store.Timeouter).Timeout().String(); got != "3s" {
-		t.Errorf("timeout = %s, want 3s", got)
-	}
-	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
-		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
-	}
+	testenv.Opened(t, "mongodb", "ids", "uri: "+uri+"\ndatabase: "+db+"\ntimeout: 3s", 3*time.Second)
 }
 
 // TestConfig_ErrorsNameTheField checks that every bad entry fails before any I/O
 // with an error wrapping ErrInvalidArgument that names its path, the field and what
 // it allows, and never repeats the URI's password.
 func TestConfig_ErrorsNameTheField(t *testing.T) {
-	open, _ := store.Lookup("mongodb")
 	tests := []struct {
 		name, yaml string
 		mention    []string
@@ -57,19 +43,7 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, err := open(context.Background(), spec(tt.yaml))
-			if err == nil {
-				st.Close()
-				t.Fatalf("open accepted\n%s", tt.yaml)
-			}
-			if !errors.Is(err, store.ErrInvalidArgument) {
-				t.Errorf("error %q does not wrap ErrInvalidArgument", err)
-			}
-			for _, m := range tt.mention {
-				if !strings.Contains(err.Error(), m) {
-					t.Errorf("error %q does not mention %q", err, m)
-				}
-			}
+			err := testenv.Refused(t, "mongodb", "ids", tt.yaml, tt.mention...)
 			if strings.Contains(err.Error(), "hunter2") {
 				t.Errorf("error %q repeats the password of the URI", err)
 			}

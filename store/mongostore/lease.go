@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -140,12 +141,9 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var l store.Lease
-	if err == nil {
-		l, err = s.acquire(ctx, req)
-	}
+	l, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
+		return s.acquire(ctx, req)
+	})
 	if err != nil {
 		return store.Lease{}, s.failed(fmt.Sprintf("acquire a slot of namespace %q for %q", req.Namespace, req.OwnerKey), err)
 	}
@@ -170,13 +168,9 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 			created = true
 			continue
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
-			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				ns.meta.Limit, time.Duration(ns.meta.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
-		rows := make(map[int]slotrow.Row, len(ns.rows))
-		for slot, d := range ns.rows {
-			rows[slot] = d.row()
-		}
+		rows := slotrow.Rows(ns.rows, rowDoc.row)
 		free := slotrow.Candidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
 		if len(free) == 0 {
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.meta.Limit, store.ErrNoFreeSlot)
@@ -218,35 +212,19 @@ func (s *Store) swap(ctx context.Context, namespace string, slot int, exists boo
 // compare-and-set on its version; when another call changed the row in between, it
 // reads again.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	if err := store.CheckRenew(l, ttl); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.name, err)
-	}
-	var renewed store.Lease
-	err := s.change(ctx, "renew", l, true, func(nowMs int64, m metaDoc, r slotrow.Row) (slotrow.Row, error) {
-		next := r.Renew(nowMs, slotrow.MillisUp(ttl), m.ToleranceMs)
-		renewed = next.Lease(l.Namespace, l.Slot, nowMs)
-		return next, nil
-	})
-	return renewed, err
+	return slotrow.Renew(ctx, s.name, s.change, l, ttl)
 }
 
 // Release implements store.SlotLeaseStore: it reads the lease's row and frees it
 // with a compare-and-set on its version. It does not read the store clock: a
 // release changes no time.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	if err := store.CheckLease(l); err != nil {
-		return fmt.Errorf("%s: release: %w", s.name, err)
-	}
-	return s.change(ctx, "release", l, false, func(_ int64, _ metaDoc, r slotrow.Row) (slotrow.Row, error) {
-		return r.Release(lastUsedMs)
-	})
+	return slotrow.Release(ctx, s.name, s.change, l, lastUsedMs)
 }
 
-// change reads the row of l (and the store clock when clock is set) and writes what
-// f makes of it with a compare-and-set on the row's version, reading again when
-// another call changed it in between. It fails with ErrLeaseLost once the row is no
-// longer l's.
-func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(int64, metaDoc, slotrow.Row) (slotrow.Row, error)) error {
+// change is the store's slotrow.Change: a compare-and-set on the row document's
+// version.
+func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r slotrow.Row) (slotrow.Row, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	defer cancel()
 	for err == nil {
@@ -266,7 +244,7 @@ func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool
 			continue
 		}
 		var next slotrow.Row
-		if next, err = f(nowMs, *ns.meta, d.row()); err != nil {
+		if next, err = f(nowMs, ns.meta.ToleranceMs, d.row()); err != nil {
 			break
 		}
 		var won bool

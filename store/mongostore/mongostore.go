@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -156,10 +157,7 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	if s.closed.Load() {
 		return ctx, func() {}, ErrClosed
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.timeout {
-		return ctx, func() {}, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
 	return ctx, cancel, nil
 }
 

@@ -2,11 +2,9 @@ package mongostore_test
 
 import (
 	"crypto/rand"
-	"fmt"
 	"testing"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
@@ -18,18 +16,8 @@ const (
 // TestHelperProcess is the body of the child processes of
 // TestTwoProcesses_S1_NoOverlap: it reserves one key and prints each range.
 func TestHelperProcess(t *testing.T) {
-	spec := testenv.ChildSpec(helperEnv)
-	if len(spec) != 3 {
-		t.Skip("runs only as a child of TestTwoProcesses_S1_NoOverlap")
-	}
-	st := openStore(t, spec[0], spec[1])
-	for range reservesPerChild {
-		r, err := st.Reserve(t.Context(), spec[2], 3, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Printf("range %d %d\n", r.Start, r.End)
-	}
+	spec := testenv.ChildSpec(t, helperEnv, 3)
+	testenv.Reserve(t, openStore(t, spec[0], spec[1]), spec[2], reservesPerChild)
 }
 
 // TestTwoProcesses_S1_NoOverlap runs two real processes that reserve one key at
@@ -41,16 +29,6 @@ func TestTwoProcesses_S1_NoOverlap(t *testing.T) {
 		t.Skip("FerretDB v1.24.2 runs an update as a query and an unconditional write: two processes' $inc can both read one value")
 	}
 	db := testDatabase(t, uri)
-	var all []store.Range
-	for i, lines := range testenv.Children(t, 2, "TestHelperProcess", helperEnv, testenv.Fields(uri, db, "procs/"+rand.Text()[:8]), "range ") {
-		if len(lines) != reservesPerChild {
-			t.Errorf("child %d printed %d ranges, want %d", i, len(lines), reservesPerChild)
-		}
-		for _, line := range lines {
-			var r store.Range
-			fmt.Sscanf(line, "range %d %d", &r.Start, &r.End)
-			all = append(all, r)
-		}
-	}
+	all := testenv.ChildRanges(t, "TestHelperProcess", helperEnv, testenv.Fields(uri, db, "procs/"+rand.Text()[:8]), reservesPerChild)
 	storetest.CheckProcessRanges(t, all, 0)
 }

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -36,12 +37,9 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	if err := store.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var r store.Range
-	if err == nil {
-		r, err = s.reserve(ctx, key, size, initialOffset)
-	}
+	r, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Range, error) {
+		return s.reserve(ctx, key, size, initialOffset)
+	})
 	if err != nil {
 		return store.Range{}, s.failed(fmt.Sprintf("reserve %q", key), err)
 	}
@@ -71,11 +69,11 @@ func (s *Store) reserve(ctx context.Context, key string, size, initialOffset int
 		case found && doc.Sealed:
 			return store.Range{}, store.ErrSealed
 		case found && !store.Fits(doc.Next, size):
-			return store.Range{}, exhausted(doc.Next, size)
+			return store.Range{}, store.ExhaustedAfter(doc.Next, size)
 		case found:
 			continue // changed since the update: try it again
 		case !store.Fits(initialOffset, size):
-			return store.Range{}, exhausted(initialOffset, size)
+			return store.Range{}, store.ExhaustedAfter(initialOffset, size)
 		}
 		_, err = s.ranges.InsertOne(ctx, rangeDoc{Key: key, Next: initialOffset + size})
 		if err == nil {
@@ -86,10 +84,6 @@ func (s *Store) reserve(ctx context.Context, key string, size, initialOffset int
 		}
 	}
 	return store.Range{}, fmt.Errorf("the key changed under %d attempts", maxAttempts)
-}
-
-func exhausted(next, size int64) error {
-	return fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, next, int64(math.MaxInt64))
 }
 
 // readRange reads key's document into doc and reports whether it exists.

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -224,7 +221,7 @@ func (s *Store) slotsOf(ctx context.Context, namespace string) (ns store.Namespa
 			return ns, nil, false, fmt.Errorf("namespace %q: %w", namespace, err)
 		}
 	}
-	ns = store.NamespaceInfo{Namespace: namespace, Limit: int(n[0]), Tolerance: time.Duration(n[1]) * time.Millisecond, StoreNow: time.UnixMilli(n[2]).UTC()}
+	ns = slotrow.NamespaceInfo(namespace, int(n[0]), n[1], n[2])
 	return ns, rows, true, nil
 }
 
@@ -285,21 +282,14 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	case !found:
 		return store.NamespaceInfo{}, s.leaseFail(op, store.ErrNotFound)
 	}
-	for _, slot := range slices.Sorted(maps.Keys(rows)) {
-		if r := rows[slot]; r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, r.Info(slot))
-		}
-	}
+	info.Slots = slotrow.Listed(rows, slotrow.Deref)
 	return info, nil
 }
 
 // LeaseOf implements store.Admin: the slots script, and of the rows ownerKey owns,
 // the lowest.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	op := fmt.Sprintf("lease of %q in namespace %q", ownerKey, namespace)
@@ -312,12 +302,11 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	if err != nil {
 		return store.Lease{}, s.leaseFail(op, err)
 	}
-	for _, slot := range slices.Sorted(maps.Keys(rows)) {
-		if r := rows[slot]; r.Owner == ownerKey {
-			return r.Lease(namespace, slot, info.StoreNow.UnixMilli()), nil
-		}
+	slot, ok := slotrow.OwnedBy(rows, slotrow.Deref, ownerKey)
+	if !ok {
+		return store.Lease{}, s.leaseFail(op, store.ErrNotFound)
 	}
-	return store.Lease{}, s.leaseFail(op, store.ErrNotFound)
+	return rows[slot].Lease(namespace, slot, info.StoreNow.UnixMilli()), nil
 }
 
 // RaiseFloor implements store.Admin: one script that creates the namespace when

@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/redisstore"
 )
 
@@ -36,47 +34,10 @@ func BenchmarkReserve(b *testing.B) {
 		b.Run(srv.name, func(b *testing.B) {
 			prefix, client, st := benchStore(b, srv.env, srv.opts)
 			ctx := b.Context()
-			b.Run("bare=INCRBY", func(b *testing.B) {
-				for b.Loop() {
-					if err := client.IncrBy(ctx, prefix+"bare", 100).Err(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run("bare=EVALSHA-empty", func(b *testing.B) {
-				for b.Loop() {
-					if err := emptyScript.EvalSha(ctx, client, nil).Err(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run("store=Reserve", func(b *testing.B) {
-				for b.Loop() {
-					if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run("parallel/bare=INCRBY", func(b *testing.B) {
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if err := client.IncrBy(ctx, prefix+"bare", 100).Err(); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			})
-			b.Run("parallel/store=Reserve", func(b *testing.B) {
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			})
+			incrBy := testenv.Op{Name: "bare=INCRBY", Run: func() error { return client.IncrBy(ctx, prefix+"bare", 100).Err() }}
+			evalSha := testenv.Op{Name: "bare=EVALSHA-empty", Run: func() error { return emptyScript.EvalSha(ctx, client, nil).Err() }}
+			reserve := testenv.Op{Name: "store=Reserve", Run: func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }}
+			testenv.Beside(b, []testenv.Op{incrBy, evalSha, reserve}, []testenv.Op{incrBy, reserve})
 		})
 	}
 }
@@ -91,35 +52,10 @@ func BenchmarkLease(b *testing.B) {
 			client := newClient(b, addr)
 			st := openStore(b, addr, append(srv.opts, redisstore.WithPrefix(testPrefix(b, addr)))...)
 			ctx := b.Context()
-			req := store.LeaseRequest{Namespace: "bench", Limit: 1024, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
-			for i := range 1000 {
-				req.OwnerKey = fmt.Sprint("held-", i)
-				if _, err := st.Acquire(ctx, req); err != nil {
-					b.Fatal(err)
-				}
-			}
 			if err := emptyScript.Load(ctx, client).Err(); err != nil {
 				b.Fatal(err)
 			}
-			b.Run("bare=EVALSHA-empty", func(b *testing.B) {
-				for b.Loop() {
-					if err := emptyScript.EvalSha(ctx, client, nil).Err(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			req.OwnerKey = "bench"
-			b.Run("store=Acquire+Release", func(b *testing.B) {
-				for b.Loop() {
-					l, err := st.Acquire(ctx, req)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := st.Release(ctx, l, l.Floor); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+			testenv.AcquireRelease(b, st, 1000, "EVALSHA-empty", func() error { return emptyScript.EvalSha(ctx, client, nil).Err() })
 		})
 	}
 }

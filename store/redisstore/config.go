@@ -44,8 +44,8 @@ type specConfig struct {
 // errors name the field of spec at fault and the values it allows.
 func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	var c specConfig
-	if err := spec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
+	if err := spec.DecodeSettings(&c); err != nil {
+		return nil, err
 	}
 	uo, cfg, err := c.client(spec)
 	if err != nil {
@@ -67,9 +67,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 
 // client checks the settings and returns the client's options and the store's.
 func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, error) {
-	bad := func(field string, format string, args ...any) error {
-		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
-	}
+	bad := spec.Invalid
 	addrs := c.Addrs
 	switch {
 	case c.Addr != "" && len(addrs) > 0:
@@ -93,13 +91,13 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 		return nil, config{}, bad("db", "%d; want a database number ≥ 0", c.DB)
 	case c.DB > 0 && len(c.Addrs) > 0:
 		return nil, config{}, bad("db", "%d with a Cluster (addrs), which has database 0 only", c.DB)
-	case c.Timeout < 0:
-		return nil, config{}, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
+	}
+	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
+	if err != nil {
+		return nil, config{}, err
 	}
 	cfg := buildConfig(nil)
-	if c.Timeout > 0 {
-		cfg.timeout = c.Timeout
-	}
+	cfg.timeout = timeout
 	if p := c.Options.Prefix; p != nil {
 		if err := checkPrefix(*p); err != nil {
 			return nil, config{}, bad("options.prefix", "%v", err)

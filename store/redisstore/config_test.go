@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
@@ -19,23 +20,10 @@ func spec(text string) store.Spec { return testenv.Spec("cache", text, nil) }
 
 func TestConfig_OpensRedisStore(t *testing.T) {
 	addr := durable(t)
-	open, ok := store.Lookup("redis")
-	if !ok {
-		t.Fatal(`store type "redis" is not registered`)
-	}
 	prefix := testPrefix(t, addr)
-	st, err := open(t.Context(), spec("addr: "+addr+"\ntimeout: 3s\noptions: { prefix: \""+prefix+"\" }\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := st.(store.Timeouter).Timeout().String(); got != "3s" {
-		t.Errorf("timeout = %s, want 3s", got)
-	}
+	st := testenv.Opened(t, "redis", "cache", "addr: "+addr+"\ntimeout: 3s\noptions: { prefix: \""+prefix+"\" }\n", 3*time.Second)
 	if got := st.(*redisstore.Store).Prefix(); got != prefix {
 		t.Errorf("prefix = %q, want %q", got, prefix)
-	}
-	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
-		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
 	}
 	if _, ok := st.(store.SlotLeaseStore); !ok {
 		t.Error("the configured store is not a SlotLeaseStore")
@@ -68,7 +56,6 @@ func TestConfig_Volatile(t *testing.T) {
 // TestConfig_ErrorsNameTheField checks that every bad entry fails before any I/O
 // with an error that names its path, the field and what it allows.
 func TestConfig_ErrorsNameTheField(t *testing.T) {
-	open, _ := store.Lookup("redis")
 	missing := filepath.Join(t.TempDir(), "missing")
 	tests := []struct {
 		name, yaml string
@@ -87,15 +74,7 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := open(t.Context(), spec(tc.yaml))
-			if err == nil {
-				st.Close()
-				t.Fatal("open succeeded")
-			}
-			if !errors.Is(err, store.ErrInvalidArgument) {
-				t.Errorf("error %v does not wrap ErrInvalidArgument", err)
-			}
-			mentions(t, err.Error(), tc.mention)
+			testenv.Refused(t, "redis", "cache", tc.yaml, tc.mention...)
 		})
 	}
 }

@@ -1,24 +1,21 @@
 package redisstore_test
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/redisstore"
 )
 
 const (
-	leaseHelperEnv = "COSID_REDISSTORE_LEASE_HELPER" // address, prefix, namespace and owner key of a helper process
+	leaseHelperEnv = "COSID_REDISSTORE_LEASE_HELPER" // address, prefix and namespace of a helper process
 	leasesPerChild = 40
 )
 
@@ -28,14 +25,8 @@ const (
 // stamp above its floor, printing each lease. A release that finds the lease lost
 // means another process took the slot while this one held it (L1).
 func TestLeaseHelperProcess(t *testing.T) {
-	spec := os.Getenv(leaseHelperEnv)
-	if spec == "" {
-		t.Skip("runs only as a child of TestTwoProcesses_OneSlot")
-	}
-	var addr, prefix, ns, owner string
-	if _, err := fmt.Sscanf(spec, "%q %q %q %q", &addr, &prefix, &ns, &owner); err != nil {
-		t.Fatalf("%s=%s: %v", leaseHelperEnv, spec, err)
-	}
+	spec := testenv.ChildSpec(t, leaseHelperEnv, 3)
+	addr, prefix, ns, owner := spec[0], spec[1], spec[2], "owner-"+rand.Text()
 	st := openStore(t, addr, redisstore.WithPrefix(prefix))
 	req := store.LeaseRequest{Namespace: ns, OwnerKey: owner, Limit: 1, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
 	for taken := 0; taken < leasesPerChild; {
@@ -64,26 +55,19 @@ func TestTwoProcesses_OneSlot(t *testing.T) {
 	prefix := testPrefix(t, addr)
 	ns := "procs/" + rand.Text()
 	type lease struct{ fence, floor, last int64 }
-	var mu sync.Mutex
 	var all []lease
-	runChildren(t, "TestLeaseHelperProcess", func(child int) string {
-		return fmt.Sprintf("%s=%q %q %q %q", leaseHelperEnv, addr, prefix, ns, fmt.Sprint("owner-", child))
-	}, func(child int, out []byte) {
-		n := 0
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
+	for i, lines := range testenv.Children(t, 2, "TestLeaseHelperProcess", leaseHelperEnv, testenv.Fields(addr, prefix, ns), "lease ") {
+		if len(lines) != leasesPerChild {
+			t.Errorf("child %d printed %d leases, want %d", i, len(lines), leasesPerChild)
+		}
+		for _, line := range lines {
 			var l lease
-			if _, err := fmt.Sscanf(sc.Text(), "lease %d %d %d", &l.fence, &l.floor, &l.last); err == nil {
-				mu.Lock()
-				all = append(all, l)
-				mu.Unlock()
-				n++
+			if _, err := fmt.Sscanf(line, "lease %d %d %d", &l.fence, &l.floor, &l.last); err != nil {
+				t.Errorf("child %d printed %q: %v", i, line, err)
 			}
+			all = append(all, l)
 		}
-		if n != leasesPerChild {
-			t.Errorf("child %d printed %d leases, want %d:\n%s", child, n, leasesPerChild, out)
-		}
-	})
+	}
 	slices.SortFunc(all, func(a, b lease) int { return cmp.Compare(a.fence, b.fence) })
 	for i := 1; i < len(all); i++ {
 		prev, l := all[i-1], all[i]

@@ -166,10 +166,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 
 // LeaseOf implements store.Admin.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.slotName, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.slotName, err)
 	}
 	var l store.Lease
@@ -236,8 +233,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 				}
 				return fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.limit)
 			case req.Limit > 0 && (ns.limit != req.Limit || ns.toleranceMs != toleranceMs):
-				return fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-					ns.limit, time.Duration(ns.toleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+				return slotrow.Conflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
 			case rows[0].Owner != "":
 				return fmt.Errorf("the slot is %q's: %w", rows[0].Owner, store.ErrSlotHeld)
 			}

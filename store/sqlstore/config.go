@@ -39,12 +39,10 @@ type specConfig struct {
 // the values it allows.
 func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	var c specConfig
-	if err := spec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
+	if err := spec.DecodeSettings(&c); err != nil {
+		return nil, err
 	}
-	bad := func(field string, format string, args ...any) error {
-		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
-	}
+	bad := spec.Invalid
 	switch {
 	case c.Driver == "":
 		return nil, bad("driver", "missing; want one of pgx, mysql, sqlserver, sqlite (or another registered database/sql driver)")
@@ -52,11 +50,10 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		return nil, bad("driver", "%v", checkDriver(c.Driver))
 	case c.DSN == "":
 		return nil, bad("dsn", "missing; want the driver's data source name, such as postgres://user@host/db or cosid.db")
-	case c.Timeout < 0:
-		return nil, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
 	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
+	if err != nil {
+		return nil, err
 	}
 	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect)}
 	if spec.Logger != nil {
@@ -86,9 +83,9 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		}
 	}
 	opts = append(opts, WithTables(t))
-	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	st, err := open(ctx, c.Driver, c.DSN, c.Timeout, buildConfig(opts))
+	st, err := open(ctx, c.Driver, c.DSN, timeout, buildConfig(opts))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Path, err)
 	}

@@ -1,48 +1,26 @@
 package sqlstore_test
 
 import (
-	"context"
-	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
 )
 
-// spec returns the Spec of a store entry whose settings are text, decoded as the
-// root package decodes them.
-func spec(text string) store.Spec { return testenv.Spec("db", text, nil) }
-
 func TestConfig_OpensSQLStore(t *testing.T) {
-	open, ok := store.Lookup("sql")
-	if !ok {
-		t.Fatal(`store type "sql" is not registered`)
-	}
 	path := filepath.Join(t.TempDir(), "c.db")
-	st, err := open(context.Background(), spec(`
+	testenv.Opened(t, "sql", "db", `
 driver: sqlite
 dsn: `+path+`
 timeout: 2s
 options: { initSchema: true, rangeTable: main.ids, fetchPlan: transaction }
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if got := st.(store.Timeouter).Timeout().String(); got != "2s" {
-		t.Errorf("timeout = %s, want 2s", got)
-	}
-	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
-		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
-	}
+`, 2*time.Second)
 }
 
 // TestConfig_ErrorsNameTheField checks that every bad entry fails with an error that
 // names its path, the field and the allowed values.
 func TestConfig_ErrorsNameTheField(t *testing.T) {
-	open, _ := store.Lookup("sql")
 	tests := []struct {
 		name, yaml string
 		mention    []string
@@ -60,19 +38,7 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := open(context.Background(), spec(tc.yaml))
-			if err == nil {
-				st.Close()
-				t.Fatal("opened, want an error")
-			}
-			if !errors.Is(err, store.ErrInvalidArgument) {
-				t.Errorf("error does not wrap ErrInvalidArgument: %v", err)
-			}
-			for _, m := range tc.mention {
-				if !strings.Contains(err.Error(), m) {
-					t.Errorf("error does not say %q: %v", m, err)
-				}
-			}
+			testenv.Refused(t, "sql", "db", tc.yaml, tc.mention...)
 		})
 	}
 }

@@ -66,8 +66,7 @@ func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest)
 			created = true
 			continue
 		case ns.limit != req.Limit || ns.toleranceMs != toleranceMs:
-			return store.Lease{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				ns.limit, time.Duration(ns.toleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.Lease{}, slotrow.Conflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
 		case len(free) == 0:
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.limit, store.ErrNoFreeSlot)
 		}
@@ -113,36 +112,18 @@ func (s *Store) createNamespace(ctx context.Context, q LeaseSQL, namespace strin
 // Renew implements store.SlotLeaseStore: it reads the lease's row with the store
 // clock, then extends it with a compare-and-set on the row as read.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	if err := store.CheckRenew(l, ttl); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.slotName, err)
-	}
-	var renewed store.Lease
-	err := s.update(ctx, "renew", l, func(ns slotRead, r slotrow.Row) (slotrow.Row, error) {
-		r = r.Renew(ns.nowMs, slotrow.MillisUp(ttl), ns.toleranceMs)
-		renewed = r.Lease(l.Namespace, l.Slot, ns.nowMs)
-		return r, nil
-	})
-	if err != nil {
-		return store.Lease{}, err
-	}
-	return renewed, nil
+	return slotrow.Renew(ctx, s.slotName, s.update, l, ttl)
 }
 
 // Release implements store.SlotLeaseStore: it reads the lease's row, then frees it
 // with a compare-and-set on the row as read.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	if err := store.CheckLease(l); err != nil {
-		return fmt.Errorf("%s: release: %w", s.slotName, err)
-	}
-	return s.update(ctx, "release", l, func(_ slotRead, r slotrow.Row) (slotrow.Row, error) {
-		return r.Release(lastUsedMs)
-	})
+	return slotrow.Release(ctx, s.slotName, s.update, l, lastUsedMs)
 }
 
-// update reads the row of l and writes what change makes of it, with a
-// compare-and-set on the row as read; when another call changed the row in between,
-// it reads again. It fails with ErrLeaseLost once the row is no longer l's.
-func (s *Store) update(ctx context.Context, op string, l store.Lease, change func(slotRead, slotrow.Row) (slotrow.Row, error)) error {
+// update is the store's slotrow.Change: a compare-and-set on the row as read. It
+// reads the store clock with every read of the row, whether or not asked to.
+func (s *Store) update(ctx context.Context, op string, l store.Lease, _ bool, change func(nowMs, toleranceMs int64, r slotrow.Row) (slotrow.Row, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	if err == nil {
 		defer cancel()
@@ -161,7 +142,7 @@ func (s *Store) update(ctx context.Context, op string, l store.Lease, change fun
 				err = errUnmatched(l.Slot)
 				break
 			}
-			next, cerr := change(ns, rows[0].Row)
+			next, cerr := change(ns.nowMs, ns.toleranceMs, rows[0].Row)
 			if err = cerr; err != nil || next == rows[0].Row { // an unchanged row needs no write
 				break
 			}

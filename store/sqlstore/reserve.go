@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -62,7 +62,7 @@ func refusal(found, sealed bool, cur, size int64) error {
 	case sealed:
 		return store.ErrSealed
 	case found && !store.Fits(cur, size):
-		return fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, cur, int64(math.MaxInt64))
+		return store.ExhaustedAfter(cur, size)
 	default:
 		return ErrLostValue
 	}
@@ -136,10 +136,7 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	if s.closed.Load() {
 		return ctx, nil, ErrClosed
 	}
-	cancel := context.CancelFunc(func() {})
-	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > s.timeout {
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
-	}
+	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
 	if s.writer == nil {
 		return ctx, cancel, nil
 	}
@@ -160,10 +157,7 @@ func (s *Store) fail(ctx context.Context, op, key string, err error) error {
 // failed wraps err with what failed. When ctx ended, the error also wraps ctx.Err(),
 // whatever the driver made of the cancellation.
 func failed(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		err = fmt.Errorf("%w: %w", ctxErr, err)
-	}
-	return fmt.Errorf("%s: %w", what, err)
+	return fmt.Errorf("%s: %w", what, calltimeout.Err(ctx, err))
 }
 
 // Timeout implements store.Timeouter: every call of the store ends within it.

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 )
@@ -36,12 +36,9 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 	if err := store.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var keys []store.KeyInfo
-	if err == nil {
-		keys, err = s.listKeys(ctx, prefix, after, limit)
-	}
+	keys, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
+		return s.listKeys(ctx, prefix, after, limit)
+	})
 	if err != nil {
 		return nil, s.failed(fmt.Sprintf("keys of prefix %q after %q", prefix, after), err)
 	}
@@ -269,27 +266,14 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	if err != nil {
 		return store.NamespaceInfo{}, s.failed(fmt.Sprintf("slots of namespace %q", namespace), err)
 	}
-	info := store.NamespaceInfo{
-		Namespace: namespace,
-		Limit:     ns.meta.Limit,
-		Tolerance: time.Duration(ns.meta.ToleranceMs) * time.Millisecond,
-		StoreNow:  time.UnixMilli(nowMs).UTC(),
-	}
-	for slot, r := range ns.rows {
-		if r.Fence > 0 || r.NextFloorMs > 0 {
-			info.Slots = append(info.Slots, r.Row.Info(slot))
-		}
-	}
-	slices.SortFunc(info.Slots, func(a, b store.SlotInfo) int { return a.Slot - b.Slot })
+	info := slotrow.NamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, nowMs)
+	info.Slots = slotrow.Listed(ns.rows, rowAt.slotRow)
 	return info, nil
 }
 
 // LeaseOf implements store.Admin with the reads of Slots.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
-		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
-	}
-	if err := store.CheckOwnerKey(ownerKey); err != nil {
+	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	what := fmt.Sprintf("lease of %q in namespace %q", ownerKey, namespace)
@@ -297,13 +281,8 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	if err != nil {
 		return store.Lease{}, s.failed(what, err)
 	}
-	found := -1
-	for slot, r := range ns.rows {
-		if r.Owner == ownerKey && (found < 0 || slot < found) {
-			found = slot
-		}
-	}
-	if found < 0 {
+	found, ok := slotrow.OwnedBy(ns.rows, rowAt.slotRow, ownerKey)
+	if !ok {
 		return store.Lease{}, s.failed(what, store.ErrNotFound)
 	}
 	return ns.rows[found].Lease(namespace, found, nowMs), nil
@@ -336,12 +315,9 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	if err := store.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
-	ctx, cancel, err := s.begin(ctx)
-	defer cancel()
-	var info store.SlotInfo
-	if err == nil {
-		info, err = s.raiseFloor(ctx, req)
-	}
+	info, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
+		return s.raiseFloor(ctx, req)
+	})
 	if err != nil {
 		return store.SlotInfo{}, s.failed(fmt.Sprintf("raise the floor of slot %d of namespace %q to %d", req.Slot, req.Namespace, req.FloorMs), err)
 	}
@@ -371,8 +347,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		case err != nil:
 			return store.SlotInfo{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 		case req.Limit != 0 && (m.Limit != req.Limit || m.ToleranceMs != toleranceMs):
-			return store.SlotInfo{}, fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
-				m.Limit, time.Duration(m.ToleranceMs)*time.Millisecond, req.Limit, req.Tolerance, store.ErrNamespaceConflict)
+			return store.SlotInfo{}, slotrow.Conflict(m.Limit, m.ToleranceMs, req.Limit, req.Tolerance)
 		case req.Slot >= m.Limit:
 			return store.SlotInfo{}, fmt.Errorf("%w: slot %d of a namespace whose limit is %d", store.ErrInvalidArgument, req.Slot, m.Limit)
 		}

@@ -1,7 +1,6 @@
 package zkstore_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -268,36 +267,4 @@ func FuzzUnescape(f *testing.F) {
 			t.Fatalf("Unescape(Escape(%q)) = %q, %v", s, key, ok)
 		}
 	})
-}
-
-// TestAdmin_EndedCalls checks that every admin call on a canceled context fails with
-// its error, and on a closed store with ErrClosed.
-func TestAdmin_EndedCalls(t *testing.T) {
-	t.Parallel()
-	addr := server(t)
-	st := openStore(t, addr, zkstore.WithRoot(testRoot(t, addr)))
-	canceled, cancel := context.WithCancel(t.Context())
-	cancel()
-	calls := map[string]func(context.Context) error{
-		"Keys":    func(ctx context.Context) error { _, err := st.Keys(ctx, "", "", 10); return err },
-		"RaiseTo": func(ctx context.Context) error { _, err := st.RaiseTo(ctx, "k", 5); return err },
-		"Delete":  func(ctx context.Context) error { return st.Delete(ctx, "k") },
-		"Slots":   func(ctx context.Context) error { _, err := st.Slots(ctx, "ns"); return err },
-		"LeaseOf": func(ctx context.Context) error { _, err := st.LeaseOf(ctx, "ns", "o"); return err },
-		"RaiseFloor": func(ctx context.Context) error {
-			_, err := st.RaiseFloor(ctx, store.FloorRequest{Namespace: "ns", Limit: 2, FloorMs: 5})
-			return err
-		},
-	}
-	for name, call := range calls {
-		if err := call(canceled); !errors.Is(err, context.Canceled) {
-			t.Errorf("%s on a canceled context: %v, want context.Canceled", name, err)
-		}
-	}
-	st.Close()
-	for name, call := range calls {
-		if err := call(t.Context()); !errors.Is(err, zkstore.ErrClosed) {
-			t.Errorf("%s on a closed store: %v, want ErrClosed", name, err)
-		}
-	}
 }

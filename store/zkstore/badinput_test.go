@@ -1,7 +1,6 @@
 package zkstore_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
@@ -91,24 +91,8 @@ func TestCorruptZnode_Refused(t *testing.T) {
 }
 
 // TestEndedCalls checks that a call on a canceled context fails with its error, and
-// that a closed store refuses every call with ErrClosed.
+// that a closed store refuses every call with ErrClosed, admin calls included.
 func TestEndedCalls(t *testing.T) {
 	addr := server(t)
-	st := openStore(t, addr, zkstore.WithRoot(testRoot(t, addr)))
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if _, err := st.Reserve(ctx, "k", 1, 0); !errors.Is(err, context.Canceled) {
-		t.Errorf("Reserve on a canceled context: %v, want context.Canceled", err)
-	}
-	st.Close()
-	req := store.LeaseRequest{Namespace: "n", OwnerKey: "o", Limit: 1, TTL: time.Minute, Preferred: -1}
-	for name, err := range map[string]error{
-		"Reserve": func() error { _, err := st.Reserve(t.Context(), "k", 1, 0); return err }(),
-		"Seal":    st.Seal(t.Context(), "k"),
-		"Acquire": func() error { _, err := st.Acquire(t.Context(), req); return err }(),
-	} {
-		if !errors.Is(err, zkstore.ErrClosed) {
-			t.Errorf("%s on a closed store: %v, want ErrClosed", name, err)
-		}
-	}
+	testenv.EndedCalls(t, openStore(t, addr, zkstore.WithRoot(testRoot(t, addr))), zkstore.ErrClosed)
 }

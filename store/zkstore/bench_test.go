@@ -1,15 +1,11 @@
 package zkstore_test
 
 import (
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-
-	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
 
@@ -37,40 +33,11 @@ func BenchmarkReserve(b *testing.B) {
 	st := openStore(b, addr, zkstore.WithRoot(root))
 	bare := bareSet(b, conn, root)
 	ctx := b.Context()
-	b.Run("bare=Set", func(b *testing.B) {
-		for b.Loop() {
-			if err := bare(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("store=Reserve", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("parallel/bare=Set", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := bare(); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
-	b.Run("parallel/store=Reserve", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := st.Reserve(ctx, "bench", 100, 1); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
+	ops := []testenv.Op{
+		{Name: "bare=Set", Run: bare},
+		{Name: "store=Reserve", Run: func() error { _, err := st.Reserve(ctx, "bench", 100, 1); return err }},
+	}
+	testenv.Beside(b, ops, ops)
 }
 
 // BenchmarkLease measures an acquisition and a release of a slot beside the bare
@@ -83,33 +50,7 @@ func BenchmarkLease(b *testing.B) {
 	conn := connect(b, addr)
 	st := openStore(b, addr, zkstore.WithRoot(root))
 	bare := bareSet(b, conn, root)
-	ctx := b.Context()
-	req := store.LeaseRequest{Namespace: "bench", Limit: 1024, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
-	for i := range 100 {
-		req.OwnerKey = fmt.Sprint("held-", i)
-		if _, err := st.Acquire(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.Run("bare=Set", func(b *testing.B) {
-		for b.Loop() {
-			if err := bare(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	req.OwnerKey = "bench"
-	b.Run("store=Acquire+Release", func(b *testing.B) {
-		for b.Loop() {
-			l, err := st.Acquire(ctx, req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := st.Release(ctx, l, l.Floor); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	testenv.AcquireRelease(b, st, 100, "Set", bare)
 }
 
 // BenchmarkReserve_Interleaved times a reservation and the bare Set in turn, so that

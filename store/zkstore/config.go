@@ -40,12 +40,10 @@ type specConfig struct {
 // allows.
 func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	var c specConfig
-	if err := spec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%w: %w", store.ErrInvalidArgument, err) // Decode names the path
+	if err := spec.DecodeSettings(&c); err != nil {
+		return nil, err
 	}
-	bad := func(field string, format string, args ...any) error {
-		return fmt.Errorf("%s.%s: %w: %s", spec.Path, field, store.ErrInvalidArgument, fmt.Sprintf(format, args...))
-	}
+	bad := spec.Invalid
 	if len(c.Servers) == 0 {
 		return nil, bad("servers", "missing; want a list of the ensemble's client addresses, such as [127.0.0.1:2181]")
 	}
@@ -54,11 +52,9 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 			return nil, bad(fmt.Sprintf("servers[%d]", i), "%q is not an address; want host:port such as 127.0.0.1:2181", srv)
 		}
 	}
-	if c.Timeout < 0 {
-		return nil, bad("timeout", "%v; want a positive duration such as 2s (default %v)", c.Timeout, DefaultTimeout)
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
+	if err != nil {
+		return nil, err
 	}
 	root := DefaultRoot
 	if c.Options.Root != "" {
@@ -78,7 +74,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: zkstore: connecting to %v: %w", spec.Path, c.Servers, err)
 	}
-	st, err := newStore(conn, true, []Option{WithRoot(root), WithTimeout(c.Timeout)})
+	st, err := newStore(conn, true, []Option{WithRoot(root), WithTimeout(timeout)})
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s: %w", spec.Path, err)

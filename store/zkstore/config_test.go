@@ -1,42 +1,21 @@
 package zkstore_test
 
 import (
-	"context"
-	"errors"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
-
-// spec returns the Spec of a store entry whose settings are text, decoded as the
-// root package decodes them.
-func spec(text string) store.Spec { return testenv.Spec("ids", text, discard()) }
 
 // TestConfig_OpensZooKeeperStore opens a store of type zookeeper from its settings
 // and reserves through it.
 func TestConfig_OpensZooKeeperStore(t *testing.T) {
 	addr := server(t)
 	root := testRoot(t, addr)
-	open, ok := store.Lookup("zookeeper")
-	if !ok {
-		t.Fatal(`store type "zookeeper" is not registered`)
-	}
-	st, err := open(context.Background(), spec("servers: ["+addr+"]\ntimeout: 3s\noptions: { root: "+root+" }"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if got := st.(store.Timeouter).Timeout().String(); got != "3s" {
-		t.Errorf("timeout = %s, want 3s", got)
-	}
+	st := testenv.Opened(t, "zookeeper", "ids", "servers: ["+addr+"]\ntimeout: 3s\noptions: { root: "+root+" }", 3*time.Second)
 	if got := st.(*zkstore.Store).Root(); got != root {
 		t.Errorf("root = %q, want %q", got, root)
-	}
-	if r, err := st.Reserve(t.Context(), "k", 2, 5); err != nil || r != (store.Range{Start: 5, End: 7}) {
-		t.Errorf("Reserve = %v, %v; want [5, 7)", r, err)
 	}
 }
 
@@ -44,7 +23,6 @@ func TestConfig_OpensZooKeeperStore(t *testing.T) {
 // with an error wrapping ErrInvalidArgument that names its path, the field and what
 // it allows.
 func TestConfig_ErrorsNameTheField(t *testing.T) {
-	open, _ := store.Lookup("zookeeper")
 	tests := []struct {
 		name, yaml string
 		mention    []string
@@ -61,19 +39,7 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, err := open(context.Background(), spec(tt.yaml))
-			if err == nil {
-				st.Close()
-				t.Fatalf("open accepted\n%s", tt.yaml)
-			}
-			if !errors.Is(err, store.ErrInvalidArgument) {
-				t.Errorf("error %q does not wrap ErrInvalidArgument", err)
-			}
-			for _, m := range tt.mention {
-				if !strings.Contains(err.Error(), m) {
-					t.Errorf("error %q does not mention %q", err, m)
-				}
-			}
+			testenv.Refused(t, "zookeeper", "ids", tt.yaml, tt.mention...)
 		})
 	}
 }

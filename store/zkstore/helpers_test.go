@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"log"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -76,6 +75,3 @@ func openStore(t testing.TB, addr string, opts ...zkstore.Option) *zkstore.Store
 	t.Cleanup(func() { st.Close() })
 	return st
 }
-
-// discard returns a logger that logs nothing.
-func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -25,10 +25,7 @@ const (
 // reserves ranges of one key and prints each, or takes the one slot of a namespace
 // in turns and prints each lease.
 func TestHelperProcess(t *testing.T) {
-	spec := testenv.ChildSpec(helperEnv)
-	if len(spec) != 4 {
-		t.Skip("runs only as a child of TestTwoProcesses")
-	}
+	spec := testenv.ChildSpec(t, helperEnv, 4)
 	kind, addr, root, key := spec[0], spec[1], spec[2], spec[3]
 	st := openStore(t, addr, zkstore.WithRoot(root))
 	if kind == "ranges" {

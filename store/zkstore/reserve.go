@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -46,17 +45,10 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	}
 	var r store.Range
 	err := s.update(ctx, key, func(k *keyState) (*value, error) {
-		from := initialOffset
-		switch {
-		case k.sealed:
-			return nil, store.ErrSealed
-		case k.exists:
-			from = k.next
+		var err error
+		if r, err = store.NextRange(k.exists, k.sealed, k.next, size, initialOffset); err != nil {
+			return nil, err
 		}
-		if !store.Fits(from, size) {
-			return nil, fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, from, int64(math.MaxInt64))
-		}
-		r = store.Range{Start: from, End: from + size}
 		return &value{Next: r.End}, nil
 	})
 	if err != nil {

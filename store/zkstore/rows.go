@@ -1,13 +1,11 @@
 package zkstore
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/internal/strictjson"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -66,7 +64,7 @@ func encode(v any) []byte {
 // JSON object without unknown fields, whose values pass valid.
 func parse[T any](b []byte, what string, valid func(T) bool) (T, error) {
 	var v T
-	if err := decodeStrict(b, &v); err != nil {
+	if err := strictjson.Decode(b, &v); err != nil {
 		return v, fmt.Errorf("%s %.60q: %w", what, b, err)
 	}
 	if !valid(v) {
@@ -95,7 +93,7 @@ func encodeRow(r slotrow.Row) []byte { return encode(rowJSON(r)) }
 // states that no sequence of acquisitions, renewals and releases leaves.
 func parseRow(b []byte) (slotrow.Row, error) {
 	var j rowJSON
-	if err := decodeStrict(b, &j); err != nil {
+	if err := strictjson.Decode(b, &j); err != nil {
 		return slotrow.Row{}, fmt.Errorf("slot row %.60q: %w", b, err)
 	}
 	switch {
@@ -105,18 +103,4 @@ func parseRow(b []byte) (slotrow.Row, error) {
 		return slotrow.Row{}, fmt.Errorf("slot row %.60q: an owner without an incarnation, or the reverse", b)
 	}
 	return slotrow.Row(j), nil
-}
-
-// decodeStrict decodes one JSON object into v, refusing unknown fields and anything
-// after the object.
-func decodeStrict(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return errors.New("text after the object")
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
 )
@@ -160,10 +161,7 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	if s.closed.Load() {
 		return ctx, func() {}, ErrClosed
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= s.timeout {
-		return ctx, func() {}, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
 	return ctx, cancel, nil
 }
 

@@ -65,9 +65,13 @@ func (s *Server) adminSlots(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
+// adminLeaseOf serves lease-of: the lease an owner holds, without its incarnation.
 func (s *Server) adminLeaseOf(w http.ResponseWriter, r *http.Request) error {
 	return storeCall(w, r, s.adminStore, func(ctx context.Context, st store.Admin, req wire.LeaseOfRequest) (any, error) {
 		l, err := st.LeaseOf(ctx, req.Namespace, req.OwnerKey)
+		// The incarnation is the owner's proof in a renew or release: with it, the
+		// caller could free a live lease below what its owner may still stamp.
+		l.Incarnation = ""
 		return wire.FromLease(l), err
 	})
 }
@@ -76,6 +80,9 @@ func (s *Server) adminRaiseFloor(w http.ResponseWriter, r *http.Request) error {
 	return storeCall(w, r, s.adminStore, func(ctx context.Context, st store.Admin, req wire.RaiseFloorRequest) (any, error) {
 		tol, err := wire.Duration("tolerance", req.Tolerance)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.caps().checkSlots("limit", req.Limit); err != nil {
 			return nil, err
 		}
 		info, err := st.RaiseFloor(ctx, store.FloorRequest{Namespace: req.Namespace, Limit: req.Limit, Tolerance: tol, Slot: req.Slot, FloorMs: req.FloorMs})

@@ -32,27 +32,53 @@ const (
 	codeLost     = "M-03"
 )
 
+// OwnerKeyPrefix4x begins the owner key of every slot lease made through the 4.x
+// machine API: instance id "host-a" leases as owner "cosid4x:host-a". The 4.x API
+// looks up only such leases, and the store API's acquire refuses the prefix, so a
+// 4.x call, which proves nothing of its caller, can neither revert, guard nor be
+// handed the lease of a Go generator or of an httpstore process.
+const OwnerKeyPrefix4x = "cosid4x:"
+
+// owner4x is the owner key of the 4.x instance instance.
+func owner4x(instance string) string { return OwnerKeyPrefix4x + instance }
+
+// MaxMachines4x bounds what a server remembers of 4.x instances (machines4x) and of
+// the 4.x segment keys it created (created4x). Past it the oldest entry is forgotten:
+// the store still holds it, and a forgotten entry costs one store call.
+const MaxMachines4x = 10000
+
 // machines4x is what a server remembers of the 4.x instances it leased slots to.
 // A store that looks up an owner's lease (a store.Admin) answers first, so that a
 // guard or revert may reach any server; what the server remembers still tells a
 // guard of an instance whose slot another took (M-03) from one that never had one.
+// It keeps at most MaxMachines4x leases.
 type machines4x struct {
 	mu     sync.Mutex
-	leases map[[2]string]store.Lease // by namespace and instance id
+	leases map[[2]string]store.Lease // by namespace and owner key
+	order  [][2]string               // the keys of leases, oldest first
 }
 
-func (m *machines4x) find(ctx context.Context, st store.SlotLeaseStore, ns, instance string) (store.Lease, bool, error) {
+// find returns the lease of the 4.x instance whose owner key is owner.
+func (m *machines4x) find(ctx context.Context, st store.SlotLeaseStore, ns, owner string) (store.Lease, bool, error) {
 	m.mu.Lock()
-	kept, known := m.leases[[2]string{ns, instance}]
+	kept, known := m.leases[[2]string{ns, owner}]
 	m.mu.Unlock()
 	a, ok := st.(store.Admin)
 	if !ok {
 		return kept, known, nil
 	}
-	l, err := a.LeaseOf(ctx, ns, instance)
+	l, err := a.LeaseOf(ctx, ns, owner)
 	switch {
-	case err == nil:
+	case err == nil && l.Incarnation != "":
 		return l, true, nil
+	case err == nil:
+		// A store that hides incarnations (httpstore: the store API's lease-of does)
+		// names the lease but does not hand it out: only the one this server kept
+		// can be renewed or released.
+		if known && kept.Slot == l.Slot && kept.Fence == l.Fence {
+			return kept, true, nil
+		}
+		return store.Lease{}, false, nil
 	case !errors.Is(err, store.ErrNotFound):
 		return store.Lease{}, false, err
 	case !known:
@@ -66,7 +92,7 @@ func (m *machines4x) find(ctx context.Context, st store.SlotLeaseStore, ns, inst
 		return store.Lease{}, false, err
 	}
 	for _, sl := range ns2.Slots {
-		if sl.Slot == kept.Slot && sl.OwnerKey != "" && sl.OwnerKey != instance {
+		if sl.Slot == kept.Slot && sl.OwnerKey != "" && sl.OwnerKey != owner {
 			return kept, true, nil
 		}
 	}
@@ -80,7 +106,29 @@ func (m *machines4x) keep(l store.Lease) {
 	if m.leases == nil {
 		m.leases = map[[2]string]store.Lease{}
 	}
-	m.leases[[2]string{l.Namespace, l.OwnerKey}] = l
+	k := [2]string{l.Namespace, l.OwnerKey}
+	if _, ok := m.leases[k]; !ok {
+		m.order = append(m.order, k)
+	}
+	m.leases[k] = l
+	for len(m.leases) > MaxMachines4x && len(m.order) > 0 {
+		delete(m.leases, m.order[0])
+		m.order = m.order[1:]
+	}
+	if len(m.order) > 2*MaxMachines4x { // forgotten keys pile up at the front
+		m.order = compactOrder(m.order, m.leases)
+	}
+}
+
+// compactOrder drops from order the keys no longer in leases.
+func compactOrder(order [][2]string, leases map[[2]string]store.Lease) [][2]string {
+	out := make([][2]string, 0, len(leases))
+	for _, k := range order {
+		if _, ok := leases[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func (m *machines4x) forget(l store.Lease) {
@@ -89,14 +137,31 @@ func (m *machines4x) forget(l store.Lease) {
 	delete(m.leases, [2]string{l.Namespace, l.OwnerKey})
 }
 
+// len reports how many leases m keeps.
+func (m *machines4x) len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.leases)
+}
+
+// WithCompat4x serves CosId 4.x's segment and machine API (/segments/…,
+// /machines/…) over the store of WithStore. 4.x clients send no token, so these
+// routes take none: serve them only on a private network. Whoever reaches them can
+// revert any 4.x instance's machine id, but no lease of a Go generator
+// (OwnerKeyPrefix4x). The 4.x id routes /ids/… are served either way.
+func WithCompat4x() Option { return func(s *Server) { s.compat4x = true } }
+
 func (s *Server) routes4x() {
+	s.handle("GET /ids/{name}", s.id4x)
+	s.handle("GET /ids/as-string/{name}", s.idAsString4x)
+	if !s.compat4x {
+		return
+	}
 	s.handle4x("POST /segments/distributor/{namespace}/{name}", s.createSegment4x)
 	s.handle4x("PATCH /segments/{namespace}/{name}", s.nextMaxID4x)
 	s.handle4x("POST /machines/{namespace}", s.distribute4x)
 	s.handle4x("PATCH /machines/{namespace}", s.guard4x)
 	s.handle4x("DELETE /machines/{namespace}", s.revert4x)
-	s.handle("GET /ids/{name}", s.id4x)
-	s.handle("GET /ids/as-string/{name}", s.idAsString4x)
 }
 
 // err4x is an error answered with its 4.x status and code.
@@ -176,11 +241,15 @@ func (s *Server) createSegment4x(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return bad4x(err)
 	}
-	if _, err := int64Param(r, "step", 1, 1); err != nil {
+	step, err := int64Param(r, "step", 1, 1)
+	if err != nil {
 		return bad4x(err)
 	}
+	if err := s.caps().checkReserve("step", step); err != nil {
+		return err
+	}
 	key := segmentKey4x(r)
-	if _, known := s.created4x.Load(key); known {
+	if s.created4x.has(key) {
 		return nil
 	}
 	st, err := s.rangeStore(r.Context())
@@ -190,7 +259,7 @@ func (s *Server) createSegment4x(w http.ResponseWriter, r *http.Request) error {
 	if _, err := st.Reserve(r.Context(), key, 1, offset); err != nil {
 		return err
 	}
-	s.created4x.Store(key, true)
+	s.created4x.add(key)
 	return nil
 }
 
@@ -200,6 +269,9 @@ func (s *Server) nextMaxID4x(w http.ResponseWriter, r *http.Request) error {
 	step, err := int64Param(r, "step", -1, 1)
 	if err != nil || step < 0 {
 		return bad4x(fmt.Errorf("step: want a whole number ≥ 1 (%v)", err))
+	}
+	if err := s.caps().checkReserve("step", step); err != nil {
+		return err
 	}
 	st, err := s.rangeStore(r.Context())
 	if err != nil {
@@ -219,19 +291,23 @@ type machineState4x struct {
 	LastTimeStamp int64 `json:"lastTimeStamp"`
 }
 
-// machineArgs are the query parameters of the machine routes.
+// machineArgs are the query parameters of the machine routes; owner is the
+// instance's owner key (owner4x).
 type machineArgs struct {
-	ns, instance string
-	bits         int
-	ttl          time.Duration
+	ns, instance, owner string
+	bits                int
+	ttl                 time.Duration
 }
 
-func machineQuery(r *http.Request, needBits, needTTL bool) (machineArgs, error) {
+// machineQuery reads the query of a machine route, within the server's limits.
+func (s *Server) machineQuery(r *http.Request, needBits, needTTL bool) (machineArgs, error) {
 	q := r.URL.Query()
 	a := machineArgs{ns: r.PathValue("namespace"), instance: q.Get("instanceId")}
 	if a.instance == "" {
 		return a, bad4x(errors.New("instanceId is missing"))
 	}
+	a.owner = owner4x(a.instance)
+	caps := s.caps()
 	if v := q.Get("stable"); v != "" && v != "true" && v != "false" {
 		return a, bad4x(fmt.Errorf("stable %q: want true or false", v))
 	}
@@ -240,12 +316,19 @@ func machineQuery(r *http.Request, needBits, needTTL bool) (machineArgs, error) 
 		if err != nil || bits < 1 || bits > 22 {
 			return a, bad4x(fmt.Errorf("machineBit %q: want 1–22", q.Get("machineBit")))
 		}
+		if bits > caps.maxMachineBit() {
+			return a, badRequest("machineBit %d is over this server's limit of %d (%d slots a namespace): raise %s",
+				bits, caps.maxMachineBit(), caps.MaxSlots, settingMaxSlots)
+		}
 		a.bits = bits
 	}
 	if needTTL {
 		ttl, err := parseJavaDuration(q.Get("safeGuardDuration"))
 		if err != nil {
 			return a, bad4x(fmt.Errorf("safeGuardDuration: %w", err))
+		}
+		if err := caps.checkTTL("safeGuardDuration", ttl); err != nil {
+			return a, err
 		}
 		a.ttl = ttl
 	}
@@ -260,7 +343,7 @@ func lastTimeStamp(l store.Lease) int64 { return max(l.Floor-1, 0) }
 // same one while its lease holds. Machine ids are slots of the namespace, handed out
 // from 0 upward; the lease lasts safeGuardDuration unless guarded.
 func (s *Server) distribute4x(w http.ResponseWriter, r *http.Request) error {
-	a, err := machineQuery(r, true, true)
+	a, err := s.machineQuery(r, true, true)
 	if err != nil {
 		return err
 	}
@@ -269,7 +352,7 @@ func (s *Server) distribute4x(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	if l, ok, err := s.machines.find(ctx, st, a.ns, a.instance); err != nil {
+	if l, ok, err := s.machines.find(ctx, st, a.ns, a.owner); err != nil {
 		return err
 	} else if ok {
 		renewed, err := st.Renew(ctx, l, a.ttl)
@@ -283,7 +366,7 @@ func (s *Server) distribute4x(w http.ResponseWriter, r *http.Request) error {
 		}
 		s.machines.forget(l)
 	}
-	l, err := st.Acquire(ctx, store.LeaseRequest{Namespace: a.ns, OwnerKey: a.instance, Limit: min(1<<a.bits, store.MaxSlots),
+	l, err := st.Acquire(ctx, store.LeaseRequest{Namespace: a.ns, OwnerKey: a.owner, Limit: 1 << a.bits,
 		TTL: a.ttl, Preferred: -1})
 	switch {
 	case errors.Is(err, store.ErrNoFreeSlot):
@@ -298,7 +381,7 @@ func (s *Server) distribute4x(w http.ResponseWriter, r *http.Request) error {
 
 // instanceLease reads the query of a guard or revert and finds the instance's lease.
 func (s *Server) instanceLease(r *http.Request, needTTL bool) (machineArgs, store.SlotLeaseStore, store.Lease, bool, error) {
-	a, err := machineQuery(r, false, needTTL)
+	a, err := s.machineQuery(r, false, needTTL)
 	if err != nil {
 		return a, nil, store.Lease{}, false, err
 	}
@@ -306,7 +389,7 @@ func (s *Server) instanceLease(r *http.Request, needTTL bool) (machineArgs, stor
 	if err != nil {
 		return a, nil, store.Lease{}, false, err
 	}
-	l, ok, err := s.machines.find(r.Context(), st, a.ns, a.instance)
+	l, ok, err := s.machines.find(r.Context(), st, a.ns, a.owner)
 	return a, st, l, ok, err
 }
 
@@ -334,10 +417,13 @@ func (s *Server) guard4x(w http.ResponseWriter, r *http.Request) error {
 
 // revert4x serves DELETE /machines/{namespace}: a stable instance keeps its machine
 // id, to get it back when it starts again; another gives it back, stamped with the
-// server's now as its last time.
+// server's now as its last time. That is 4.x's meaning: the instance says it has
+// stopped, and nothing proves it; a forged revert lets the slot's next owner repeat
+// the reverted instance's ids. Only 4.x instances' leases are found (owner4x): no Go
+// generator's.
 func (s *Server) revert4x(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Query().Get("stable") == "true" {
-		_, err := machineQuery(r, false, false)
+		_, err := s.machineQuery(r, false, false)
 		return err
 	}
 	_, st, l, ok, err := s.instanceLease(r, false)

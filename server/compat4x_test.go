@@ -16,7 +16,8 @@ import (
 // TestCompat4x_Golden replays the exchanges of a 4.x client in testdata/4x against a
 // server: each request line is followed by the status and body the client must get.
 // A body ending in … is matched as a prefix. @restart replaces the server with a new
-// one on the same store; @clock +D moves the store's and the server's clock.
+// one on the same store; @clock +D moves the store's and the server's clock;
+// @max-lease-ttl D restarts the server with that limit (Limits.MaxLeaseTTL).
 func TestCompat4x_Golden(t *testing.T) {
 	files, err := filepath.Glob("testdata/4x/*.txt")
 	if err != nil || len(files) == 0 {
@@ -35,8 +36,9 @@ func replay4x(t *testing.T, file string) {
 	defer f.Close()
 	clock := storetest.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 	st := memstore.New(memstore.WithClock(clock.Now))
+	var limits Limits
 	start := func() *Server {
-		s := newServer(t, st)
+		s := newServer(t, st, WithCompat4x(), WithLimits(limits))
 		s.now = clock.Now
 		return s
 	}
@@ -55,6 +57,14 @@ func replay4x(t *testing.T, file string) {
 	for line := next(); line != ""; line = next() {
 		switch {
 		case line == "@restart":
+			s = start()
+			continue
+		case strings.HasPrefix(line, "@max-lease-ttl "):
+			d, err := time.ParseDuration(strings.TrimPrefix(line, "@max-lease-ttl "))
+			if err != nil {
+				t.Fatalf("%s:%d: %v", file, n, err)
+			}
+			limits.MaxLeaseTTL = d
 			s = start()
 			continue
 		case strings.HasPrefix(line, "@clock +"):

@@ -46,7 +46,7 @@ func TestErrors_BadRequests(t *testing.T) {
 		{"reserve negative offset", "POST", wire.PathReserve, `{"key":"a","size":1,"initialOffset":-1}`, 400, wire.CodeInvalidArgument, "initialOffset"},
 		{"reserve key too long", "POST", wire.PathReserve, `{"key":"` + strings.Repeat("k", 256) + `","size":1}`, 400, wire.CodeInvalidArgument, "256 bytes"},
 		{"reserve wrong content type", "POST", wire.PathReserve, `{"key":"a","size":1}`, 400, wire.CodeInvalidArgument, "Content-Type"},
-		{"reserve past MaxInt64", "POST", wire.PathReserve, `{"key":"full","size":9223372036854775807,"initialOffset":1}`, 409, wire.CodeExhausted, "full"},
+		{"reserve past MaxInt64", "POST", wire.PathReserve, `{"key":"full","size":1048576,"initialOffset":9223372036854000000}`, 409, wire.CodeExhausted, "full"},
 		{"reserve body too large", "POST", wire.PathReserve, `{"key":"` + strings.Repeat("k", DefaultBodyLimit) + `"}`, 413, wire.CodeTooLarge, "limit"},
 		{"seal empty key", "POST", wire.PathSeal, `{"key":""}`, 400, wire.CodeInvalidArgument, "key"},
 		{"acquire bad ttl", "POST", wire.PathAcquire, `{"namespace":"ns","ownerKey":"o","limit":4,"ttl":"soon"}`, 400, wire.CodeInvalidArgument, "ttl"},

@@ -48,7 +48,7 @@ func FuzzCompat4x_Query(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	s := newServer(f, nil)
+	s := newServer(f, nil, WithCompat4x())
 	f.Fuzz(func(t *testing.T, query string) {
 		for _, route := range []string{"POST /machines/ns", "PATCH /machines/ns", "DELETE /machines/ns",
 			"POST /segments/distributor/ns/name", "PATCH /segments/ns/name"} {

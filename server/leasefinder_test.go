@@ -48,7 +48,7 @@ func TestCompat4x_AdminStoreMakesServersInterchangeable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := tc.store()
-			a, b := newServer(t, st), newServer(t, st)
+			a, b := newServer(t, st, WithCompat4x()), newServer(t, st, WithCompat4x())
 			for i, s := range tc.steps {
 				srv := a
 				if s.onB {

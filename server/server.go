@@ -51,7 +51,9 @@ type Server struct {
 	now     func() time.Time // the clock of a 4.x revert's last time
 	mux     *http.ServeMux
 
-	created4x sync.Map // the 4.x segment keys this server made or found
+	limits    Limits // the caps of the network routes (WithLimits); zero fields: DefaultLimits
+	compat4x  bool   // serve the 4.x segment and machine API (WithCompat4x)
+	created4x keySet // the 4.x segment keys this server made or found
 	machines  machines4x
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
@@ -52,6 +53,9 @@ func storeCall[St, Req any](w http.ResponseWriter, r *http.Request, get func(con
 
 func (s *Server) reserve(w http.ResponseWriter, r *http.Request) error {
 	return storeCall(w, r, s.rangeStore, func(ctx context.Context, st store.RangeStore, req wire.ReserveRequest) (any, error) {
+		if err := s.caps().checkReserve("size", req.Size); err != nil {
+			return nil, err
+		}
 		rg, err := st.Reserve(ctx, req.Key, req.Size, req.InitialOffset)
 		return wire.Range(rg), err
 	})
@@ -69,6 +73,16 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkLeaseOwner(req.OwnerKey); err != nil {
+			return nil, err
+		}
+		caps := s.caps()
+		if err := caps.checkSlots("limit", req.Limit); err != nil {
+			return nil, err
+		}
+		if err := caps.checkTTL("ttl", req.TTL); err != nil {
+			return nil, err
+		}
 		l, err := st.Acquire(ctx, req)
 		return wire.FromLease(l), err
 	})
@@ -80,13 +94,31 @@ func (s *Server) renew(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil, err
 		}
+		if err := s.caps().checkTTL("ttl", ttl); err != nil {
+			return nil, err
+		}
 		l, err := st.Renew(ctx, body.Lease.Store(), ttl)
 		return wire.FromLease(l), err
 	})
 }
 
+// release serves the store API's release. The store frees the slot only for the
+// lease's exact owner key, incarnation and fence (L2); the incarnation is answered to
+// the acquirer alone (lease-of does not give it), so a caller that names a lease it
+// did not acquire frees nothing and cannot lower the next owner's floor.
 func (s *Server) release(w http.ResponseWriter, r *http.Request) error {
 	return storeCall(w, r, s.leaseStore, func(ctx context.Context, st store.SlotLeaseStore, body wire.ReleaseRequest) (any, error) {
 		return struct{}{}, st.Release(ctx, body.Lease.Store(), body.LastUsedMs)
 	})
+}
+
+// checkLeaseOwner refuses the owner keys of the 4.x API's leases (OwnerKeyPrefix4x)
+// to the store API's acquire, so that no lease the 4.x API finds is an httpstore
+// process's. (Renewing or releasing a 4.x lease takes its incarnation, which no
+// route answers.)
+func (s *Server) checkLeaseOwner(owner string) error {
+	if strings.HasPrefix(owner, OwnerKeyPrefix4x) {
+		return badRequest("ownerKey %q: the prefix %q is reserved for the leases of the 4.x machine API", owner, OwnerKeyPrefix4x)
+	}
+	return nil
 }

@@ -1,0 +1,125 @@
+package server
+
+import (
+	"math/bits"
+	"sync"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// Limits caps what one network request may ask of the served store, so that no
+// caller exhausts a key, pins a slot for centuries or fills the database with one
+// call (cosid.serve.limits in the configuration). A zero field takes its default
+// (DefaultLimits). Each refusal is a 400 that names the setting raising it.
+type Limits struct {
+	// MaxReserve is the most values one /v1/store/reserve or one 4.x segment step
+	// may take (cosid.serve.limits.max-reserve).
+	MaxReserve int64
+	// MaxSlots is the largest namespace limit a network call may ask for: an
+	// acquire's limit, a raise-floor's, 2^machineBit of a 4.x machine call. A new
+	// namespace costs at most that many slot rows (cosid.serve.limits.max-slots).
+	MaxSlots int
+	// MaxLeaseTTL is the longest lease an acquire or renew, or a 4.x
+	// safeGuardDuration, may ask for (cosid.serve.limits.max-lease-ttl).
+	MaxLeaseTTL time.Duration
+}
+
+// The settings of Limits, as the refusals name them.
+const (
+	settingMaxReserve  = "cosid.serve.limits.max-reserve"
+	settingMaxSlots    = "cosid.serve.limits.max-slots"
+	settingMaxLeaseTTL = "cosid.serve.limits.max-lease-ttl"
+)
+
+// DefaultLimits returns the limits of a Server without WithLimits: reserves of up to
+// 2^20 values, namespaces of up to 2^16 slots (a 4.x machineBit of 16), leases of up
+// to 10 minutes.
+func DefaultLimits() Limits {
+	return Limits{MaxReserve: 1 << 20, MaxSlots: 1 << 16, MaxLeaseTTL: 10 * time.Minute}
+}
+
+// WithLimits sets the caps of the network routes; zero fields keep their defaults.
+// A MaxSlots above store.MaxSlots is store.MaxSlots.
+func WithLimits(l Limits) Option {
+	return func(s *Server) { s.limits = l.withDefaults() }
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxReserve <= 0 {
+		l.MaxReserve = d.MaxReserve
+	}
+	if l.MaxSlots <= 0 {
+		l.MaxSlots = d.MaxSlots
+	}
+	l.MaxSlots = min(l.MaxSlots, store.MaxSlots)
+	if l.MaxLeaseTTL <= 0 {
+		l.MaxLeaseTTL = d.MaxLeaseTTL
+	}
+	return l
+}
+
+// maxMachineBit is the largest 4.x machineBit whose namespace fits MaxSlots.
+func (l Limits) maxMachineBit() int { return bits.Len(uint(l.MaxSlots)) - 1 }
+
+func (l Limits) checkReserve(what string, size int64) error {
+	if size > l.MaxReserve {
+		return badRequest("%s %d is over this server's limit of %d: raise %s", what, size, l.MaxReserve, settingMaxReserve)
+	}
+	return nil
+}
+
+func (l Limits) checkSlots(what string, limit int) error {
+	if limit > l.MaxSlots {
+		return badRequest("%s %d is over this server's limit of %d slots a namespace: raise %s", what, limit, l.MaxSlots, settingMaxSlots)
+	}
+	return nil
+}
+
+func (l Limits) checkTTL(what string, ttl time.Duration) error {
+	if ttl > l.MaxLeaseTTL {
+		return badRequest("%s %v is over this server's limit of %v: raise %s", what, ttl, l.MaxLeaseTTL, settingMaxLeaseTTL)
+	}
+	return nil
+}
+
+// caps returns the server's limits, the defaults for the ones not set.
+func (s *Server) caps() Limits { return s.limits.withDefaults() }
+
+// keySet is a set of at most MaxMachines4x strings; past it the oldest is forgotten.
+type keySet struct {
+	mu    sync.Mutex
+	keys  map[string]struct{}
+	order []string
+}
+
+func (k *keySet) has(key string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.keys[key]
+	return ok
+}
+
+func (k *keySet) add(key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.keys == nil {
+		k.keys = map[string]struct{}{}
+	}
+	if _, ok := k.keys[key]; ok {
+		return
+	}
+	k.keys[key] = struct{}{}
+	k.order = append(k.order, key)
+	if len(k.order) > MaxMachines4x {
+		delete(k.keys, k.order[0])
+		k.order = k.order[1:]
+	}
+}
+
+func (k *keySet) len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.keys)
+}

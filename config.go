@@ -33,12 +33,31 @@ type Config struct {
 
 // ServeConfig is the cosid.serve section:
 //
-//	serve: { store: db }
+//	serve: { store: db, cosid4x: true, limits: { max-reserve: 1048576, max-slots: 65536, max-lease-ttl: 10m } }
 type ServeConfig struct {
 	// Store names the entry of cosid.stores whose operations (reserve, seal, and the
 	// slot leases acquire, renew, release) the server offers to remote stores of type
 	// http. Empty offers none.
 	Store string `yaml:"store"`
+	// Cosid4x also serves CosId 4.x's segment and machine API over Store. 4.x
+	// clients send no token, so that API takes none: turn it on only on a private
+	// network (docs/moving-from-4x.md).
+	Cosid4x bool `yaml:"cosid4x"`
+	// Limits caps what one request may ask of Store over the network.
+	Limits ServeLimits `yaml:"limits"`
+}
+
+// ServeLimits is cosid.serve.limits: what one network request may ask of the served
+// store. A field left out (0) takes its default.
+type ServeLimits struct {
+	// MaxReserve is the most values of one reserve or one 4.x step (default 2^20).
+	MaxReserve int64 `yaml:"max-reserve"`
+	// MaxSlots is the largest namespace a network call may create or lease in: an
+	// acquire's limit, 2^machineBit of a 4.x machine call (default 2^16, at most
+	// 2^22). Creating a namespace writes up to that many slot rows.
+	MaxSlots int `yaml:"max-slots"`
+	// MaxLeaseTTL is the longest lease TTL or 4.x safeGuardDuration (default 10m).
+	MaxLeaseTTL time.Duration `yaml:"max-lease-ttl"`
 }
 
 // DefaultNamespace is the namespace of a Config that names none.

@@ -150,8 +150,14 @@ func TestConfig_ServeNamesALeaseStore(t *testing.T) {
 	tests := []struct{ name, serve, want string }{
 		{"Ok", "{store: mem}", ""},
 		{"NoStore", "{store: db}", `cosid.serve.store: no store "db"; want one of: mem`},
-		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; want one of: store"},
+		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; want one of: cosid4x, limits, store"},
 		{"NotAMapping", "mem", "cosid.serve: want a mapping"},
+		{"Cosid4xAndLimits", "{store: mem, cosid4x: true, limits: {max-reserve: 5, max-slots: 1024, max-lease-ttl: 1m}}", ""},
+		{"Cosid4xWithoutStore", "{cosid4x: true}", "cosid.serve.cosid4x: the 4.x API serves the store of cosid.serve.store"},
+		{"MaxSlotsOver2to22", "{store: mem, limits: {max-slots: 4194305}}", "cosid.serve.limits.max-slots: 4194305, want 1–4194304"},
+		{"MaxReserveNegative", "{store: mem, limits: {max-reserve: -1}}", "cosid.serve.limits.max-reserve: -1"},
+		{"MaxLeaseTTLNegative", "{store: mem, limits: {max-lease-ttl: -1s}}", "cosid.serve.limits.max-lease-ttl: -1s"},
+		{"UnknownLimit", "{store: mem, limits: {max-step: 5}}", "cosid.serve.limits.max-step: unknown key"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -112,6 +112,9 @@ func (c Config) check() ([]*plan, error) {
 		}
 		plans = append(plans, p)
 	}
+	if err := c.Serve.check(); err != nil {
+		return nil, configErr(err)
+	}
 	if s := c.Serve.Store; s != "" {
 		if _, ok := c.Stores[s]; !ok {
 			return nil, configErr(fmt.Errorf("cosid.serve.store: no store %q; want one of: %s", s, quotedList(sortedKeys(c.Stores))))
@@ -565,4 +568,20 @@ func buildGroupedCodec(path string, p segment.Period, list []CodecItem) (codec.G
 		return nil, itemErr(path, err)
 	}
 	return c, nil
+}
+
+// check checks the 4.x switch and the limits of the serve section.
+func (s ServeConfig) check() error {
+	l := s.Limits
+	switch {
+	case s.Cosid4x && s.Store == "":
+		return errors.New("cosid.serve.cosid4x: the 4.x API serves the store of cosid.serve.store, which is not set")
+	case l.MaxReserve < 0:
+		return fmt.Errorf("cosid.serve.limits.max-reserve: %d, want ≥ 1 (or leave it out for 1048576)", l.MaxReserve)
+	case l.MaxSlots < 0 || l.MaxSlots > store.MaxSlots:
+		return fmt.Errorf("cosid.serve.limits.max-slots: %d, want 1–%d (or leave it out for 65536)", l.MaxSlots, store.MaxSlots)
+	case l.MaxLeaseTTL < 0:
+		return fmt.Errorf("cosid.serve.limits.max-lease-ttl: %v, want a positive duration (or leave it out for 10m)", l.MaxLeaseTTL)
+	}
+	return nil
 }

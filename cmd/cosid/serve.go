@@ -113,7 +113,11 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	}()
 	opts = append(opts, readiness(rt, cfg)...)
 	if name := cfg.Serve.Store; name != "" {
-		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }))
+		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }),
+			server.WithLimits(server.Limits(cfg.Serve.Limits)))
+		if cfg.Serve.Cosid4x {
+			opts = append(opts, server.WithCompat4x())
+		}
 	}
 	srv := server.New(rt, opts...)
 	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases))

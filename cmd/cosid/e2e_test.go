@@ -29,7 +29,11 @@ cosid:
     pg: { type: sql, driver: pgx, dsn: "%s", timeout: 2s, options: { initSchema: true } }
   generators:
     order: { strategy: segment, store: pg, step: 50 }
-  serve: { store: pg }
+  serve:
+    store: pg
+    cosid4x: true
+    # the httpstore kit checks the contract up to its edges; the 4.x "forever" lease
+    limits: { max-reserve: 9223372036854775807, max-slots: 4194304, max-lease-ttl: 2562047h47m16.854775807s }
 `, strings.ToLower(rand.Text()[:10]), dsn)
 }
 
@@ -207,7 +211,8 @@ func TestE2E_Compat4xSegmentsAcrossSIGKILL(t *testing.T) {
 	if got := send(p.url, "PATCH", "/segments/"+ns+"/order?step=5"); got != "125" {
 		t.Errorf("PATCH after the restart = %q, want 125", got)
 	}
-	// The 4.x client's "forever" safe guard on a SQL store: a lease that never expires.
+	// The 4.x client's "forever" safe guard on a SQL store: a lease that never expires,
+	// allowed by a max-lease-ttl as long.
 	const forever = "safeGuardDuration=PT2562047788015215H30M7.807S"
 	for i, want := range []string{`{"machineId":0,"lastTimeStamp":0}`, `{"machineId":1,"lastTimeStamp":0}`} {
 		got := send(p.url, "POST", fmt.Sprintf("/machines/%s?instanceId=i%d&stable=true&machineBit=1&%s", ns, i, forever))

@@ -7,6 +7,11 @@
 // refused): a call that reached it may have taken effect, and the generators above a
 // store retry with backoff anyway.
 //
+// A Store trusts its server only so far: it follows no redirect (its token would go
+// along), refuses a URL with a user name or password in it (which would show in
+// every error), and checks the ranges and leases it is answered before it returns
+// them.
+//
 // Configuration (type http):
 //
 //	stores:
@@ -63,15 +68,27 @@ func WithTimeout(d time.Duration) Option { return func(s *Store) { s.timeout = d
 // signed the server's certificate. WithHTTPClient overrides it.
 func WithTLSConfig(cfg *tls.Config) Option { return func(s *Store) { s.tls = cfg } }
 
-// WithHTTPClient makes the calls with c instead of a client of the Store's own.
+// WithHTTPClient makes the calls with c's transport, cookie jar and timeout instead
+// of a client of the Store's own; c's redirect policy is replaced by none.
 func WithHTTPClient(c *http.Client) Option { return func(s *Store) { s.client = c } }
+
+// noRedirect answers a redirect as the answer itself: a Store follows none, so that
+// its token and body reach no other server or port.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // New returns the Store of the cosid serve at baseURL, such as
 // "http://127.0.0.1:8686". It makes no call.
 func New(baseURL string, opts ...Option) (*Store, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		if u != nil && u.User != nil {
+			baseURL = u.Redacted()
+		}
 		return nil, fmt.Errorf("httpstore: %w: url %q: want http://host:port or https://host:port", store.ErrInvalidArgument, baseURL)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("httpstore: %w: url %q holds user info, which would show in every error: give the token with token-file (WithToken) instead",
+			store.ErrInvalidArgument, u.Redacted())
 	}
 	s := &Store{base: strings.TrimRight(baseURL, "/"), timeout: DefaultTimeout}
 	for _, opt := range opts {
@@ -86,6 +103,9 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 		s.owned.TLSClientConfig = s.tls
 		s.client = &http.Client{Transport: s.owned}
 	}
+	c := *s.client
+	c.CheckRedirect = noRedirect
+	s.client = &c
 	return s, nil
 }
 
@@ -110,6 +130,10 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	if err != nil {
 		return store.Range{}, fmt.Errorf("httpstore: reserve %d of %q: %w", size, key, err)
 	}
+	if r.Start < 0 || r.End-r.Start != size {
+		return store.Range{}, fmt.Errorf("httpstore: reserve %d of %q: %s: %w: the server answered %v, want %d values from a start ≥ 0",
+			size, key, s.base, wire.ErrRemote, store.Range(r), size)
+	}
 	return store.Range(r), nil
 }
 
@@ -133,6 +157,10 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := s.call(ctx, wire.PathAcquire, wire.FromLeaseRequest(req), &l); err != nil {
 		return store.Lease{}, fmt.Errorf("httpstore: acquire a slot of %q for %q: %w", req.Namespace, req.OwnerKey, err)
 	}
+	if l.Slot < 0 || l.Slot >= req.Limit || l.Namespace != req.Namespace || l.OwnerKey != req.OwnerKey || l.Incarnation == "" || l.Fence < 1 {
+		return store.Lease{}, fmt.Errorf("httpstore: acquire a slot of %q for %q: %s: %w: the server answered slot %d (fence %d, incarnation %q) of %q for %q, want a slot in [0, %d) of the namespace and owner asked for",
+			req.Namespace, req.OwnerKey, s.base, wire.ErrRemote, l.Slot, l.Fence, l.Incarnation, l.Namespace, l.OwnerKey, req.Limit)
+	}
 	return l.Store(), nil
 }
 
@@ -144,6 +172,10 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 	var out wire.Lease
 	if err := s.call(ctx, wire.PathRenew, wire.RenewRequest{Lease: wire.FromLease(l), TTL: ttl.String()}, &out); err != nil {
 		return store.Lease{}, fmt.Errorf("httpstore: renew slot %d of %q: %w", l.Slot, l.Namespace, err)
+	}
+	if got := out.Store(); got.Slot != l.Slot || got.Fence != l.Fence || got.Incarnation != l.Incarnation || got.OwnerKey != l.OwnerKey || got.Namespace != l.Namespace {
+		return store.Lease{}, fmt.Errorf("httpstore: renew slot %d of %q: %s: %w: the server answered slot %d (fence %d) of %q for %q, want the lease renewed",
+			l.Slot, l.Namespace, s.base, wire.ErrRemote, got.Slot, got.Fence, got.Namespace, got.OwnerKey)
 	}
 	return out.Store(), nil
 }
@@ -194,6 +226,10 @@ func (s *Store) post(ctx context.Context, path string, body []byte, out any) err
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
 		return fmt.Errorf("%s: reading the answer: %w", s.base, err)
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return fmt.Errorf("%s: %w: %d, a redirect to %q, which httpstore does not follow (its token would go along): set the server's URL itself",
+			s.base, wire.ErrRemote, resp.StatusCode, resp.Header.Get("Location"))
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e wire.Error

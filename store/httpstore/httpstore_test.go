@@ -3,6 +3,7 @@ package httpstore_test
 import (
 	"context"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +22,11 @@ import (
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
-// serve starts a server of st and returns its URL.
+// unbounded lifts the server's caps, which the kits, checking the store contract
+// up to its edges (S5, a day's lease), pass.
+var unbounded = server.WithLimits(server.Limits{MaxReserve: math.MaxInt64, MaxSlots: store.MaxSlots, MaxLeaseTTL: math.MaxInt64})
+
+// serve starts a server of st, without caps, and returns its URL.
 func serve(t testing.TB, st store.RangeStore, opts ...server.Option) string {
 	t.Helper()
 	rt, err := cosid.Open(t.Context(), cosid.Config{Stores: map[string]cosid.StoreConfig{"mem": {Type: "memory"}}}, cosid.WithLogger(nil))
@@ -29,7 +34,7 @@ func serve(t testing.TB, st store.RangeStore, opts ...server.Option) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	hs := httptest.NewServer(server.New(rt, append([]server.Option{server.WithStore(st), server.WithLogger(nil)}, opts...)...))
+	hs := httptest.NewServer(server.New(rt, append([]server.Option{server.WithStore(st), server.WithLogger(nil), unbounded}, opts...)...))
 	t.Cleanup(hs.Close)
 	return hs.URL
 }

@@ -25,13 +25,17 @@ const (
 	crash                         // the owner's process dies: it forgets its lease
 	clockUp                       // the owner's clock steps 1ms ahead
 	clockBack                     // the owner's clock steps 1ms back
+	foreign                       // a caller that is no owner releases the slot's lease
 )
 
 func (s step) String() string {
 	names := [...]string{tick: "tick", acquire: "acquire", halt: "halt", renew: "renew",
 		release: "release", crash: "crash", clockUp: "clock+1", clockBack: "clock-1"}
-	if s.kind == tick {
+	switch s.kind {
+	case tick:
 		return "tick"
+	case foreign:
+		return fmt.Sprintf("a non-owner releases slot %d", s.slot)
 	}
 	out := fmt.Sprintf("%s %s", ownerName(s.owner), names[s.kind])
 	if s.kind == acquire {
@@ -69,8 +73,9 @@ type node struct {
 
 // explorer is one exhaustive search.
 type explorer struct {
-	b     Bounds
-	take  Take
+	b       Bounds
+	take    Take
+	foreign Foreign // nil: no caller but the owners
 	seen  map[State]int32
 	nodes []node
 	queue []State
@@ -85,16 +90,22 @@ type explorer struct {
 // acquisition rule, and stops at the first violation (the shortest, by steps). It
 // fails when it reaches more than maxStates states (0: no limit).
 func Explore(b Bounds, take Take, maxStates int) (Result, error) {
-	return explore(b, take, maxStates, true)
+	return explore(b, take, nil, maxStates, true)
+}
+
+// ExploreForeign is Explore with a caller that is no owner and, at any step,
+// releases any slot that has an owner by the rule foreign.
+func ExploreForeign(b Bounds, take Take, foreign Foreign, maxStates int) (Result, error) {
+	return explore(b, take, foreign, maxStates, true)
 }
 
 // explore is Explore, with the check of L3 at each acquisition on or off: off, only
 // the stamps show a broken Floor.
-func explore(b Bounds, take Take, maxStates int, checkFloor bool) (Result, error) {
+func explore(b Bounds, take Take, foreign Foreign, maxStates int, checkFloor bool) (Result, error) {
 	if err := b.check(); err != nil {
 		return Result{}, err
 	}
-	e := &explorer{b: b, take: take, seen: map[State]int32{}, max: maxStates, checkFloor: checkFloor}
+	e := &explorer{b: b, take: take, foreign: foreign, seen: map[State]int32{}, max: maxStates, checkFloor: checkFloor}
 	var init State
 	for i := range init.owners {
 		init.owners[i] = idle(0)
@@ -168,7 +179,7 @@ func (e *explorer) trace(i int32, last step) []string {
 	orig := perms[MaxOwners][0] // orig[name now] = name at the start
 	for _, n := range path {
 		via := n.via
-		if via.kind != tick {
+		if via.kind != tick && via.kind != foreign {
 			via.owner = orig[via.owner]
 		}
 		out = append(out, via.String())

@@ -8,6 +8,9 @@
 //
 // Explore reports the first state that breaks L1, L2, L3 or "no two acquisitions of
 // a slot stamp the same (slot, timestamp)", with the steps that lead to it.
+// ExploreForeign adds a caller that is no owner and releases any held lease at any
+// time (a forged 4.x revert or store release); L1 is then not checked, as such a
+// release breaks it by design.
 package leasemodel
 
 import (
@@ -55,6 +58,24 @@ func RealTake(r slotrow.Row, owner string, nowMs, ttlMs, toleranceMs int64) slot
 func TakeIgnoringCeiling(r slotrow.Row, owner string, nowMs, ttlMs, toleranceMs int64) slotrow.Row {
 	r.Owner = ""
 	return r.Take(owner, nowMs, ttlMs, toleranceMs)
+}
+
+// Foreign is how a release by a caller that is not the lease's owner turns a held
+// slot's row into a free one, at store time nowMs: what a forged revert or release
+// may do at most. ExploreForeign lets such a caller release any held lease at any
+// time; the owner is not told, and stamps on until a renewal or its Ceiling stops it.
+type Foreign func(r slotrow.Row, nowMs int64) slotrow.Row
+
+// RealForeign is the protocol's rule for a release that cannot prove it comes from
+// the owner: the lease's Ceiling is its last use (slotrow.Row.ReleaseUnproven).
+func RealForeign(r slotrow.Row, _ int64) slotrow.Row { return r.ReleaseUnproven() }
+
+// ForeignReleaseAtNow is a planted defect, the 4.x revert before issue 18: the
+// release records min(now, Ceiling) as the owner's last use, so the next owner may
+// start below what the running owner still stamps.
+func ForeignReleaseAtNow(r slotrow.Row, nowMs int64) slotrow.Row {
+	released, _ := r.Release(min(nowMs, r.CeilingMs))
+	return released
 }
 
 // owner is what one owner (a Snowflake generator and its process) knows.

@@ -64,7 +64,7 @@ func TestExplore_PlantedTakeIgnoringCeiling(t *testing.T) {
 // take: with the L3 check at acquisition off, two owners stamp one (slot, time).
 func TestExplore_PlantedTake_UniqueStamp(t *testing.T) {
 	b := small[1]
-	r, err := explore(b, TakeIgnoringCeiling, maxStates, false)
+	r, err := explore(b, TakeIgnoringCeiling, nil, maxStates, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,5 +107,53 @@ func TestExplore_RefusesBadBounds(t *testing.T) {
 func TestExplore_StateLimit(t *testing.T) {
 	if _, err := Explore(small[0], RealTake, 100); err == nil || !strings.Contains(err.Error(), "more than 100 states") {
 		t.Fatalf("Explore with a limit of 100 states: %v", err)
+	}
+}
+
+// TestSecurity_C1_NonOwnerReleaseKeepsStampsUnique explores every schedule within each
+// bound with a caller that is no owner and releases any held lease at any step, by
+// the protocol's rule for a release that cannot prove its owner (the Ceiling as last
+// use): still no owner's stamp is repeated, and L2 and L3 hold. The non-owner
+// multiplies the states by some four, so the bounds are smaller: under -race two
+// owners, without it the small bounds of the other tests (the large ones pass
+// 3,000,000 states).
+func TestSecurity_C1_NonOwnerReleaseKeepsStampsUnique(t *testing.T) {
+	bounds := []Bounds{{Owners: 2, Slots: 1, Horizon: 4, TTL: 2, Tolerance: 1, Skew: 1, Takes: 2}}
+	if !raceEnabled && !testing.Short() {
+		bounds = append(bounds, small...)
+	}
+	for _, b := range bounds {
+		start := time.Now()
+		r, err := ExploreForeign(b, RealTake, RealForeign, maxStates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v with non-owner releases: %d states, %d transitions, %v", b, r.States, r.Steps, time.Since(start).Round(time.Millisecond))
+		if r.Violation != nil {
+			t.Fatal(r.Violation)
+		}
+	}
+}
+
+// TestSecurity_C1_PlantedForeignReleaseAtNow checks that the explorer finds the 4.x
+// revert as it was (a non-owner's release at min(now, Ceiling)) within each bound,
+// by L3 at the next acquisition, and by the stamps alone with that check off.
+func TestSecurity_C1_PlantedForeignReleaseAtNow(t *testing.T) {
+	for _, b := range append([]Bounds{{Owners: 2, Slots: 1, Horizon: 4, TTL: 2, Tolerance: 1, Skew: 1, Takes: 2}}, small...) {
+		r, err := ExploreForeign(b, RealTake, ForeignReleaseAtNow, maxStates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Violation == nil || r.Violation.Invariant != "L3" && r.Violation.Invariant != "unique stamp" {
+			t.Fatalf("%+v: %d states explored, the planted release gave %v; want L3 or unique stamp", b, r.States, r.Violation)
+		}
+		t.Logf("%+v: found after %d states:\n%v", b, r.States, r.Violation)
+		r, err = explore(b, RealTake, ForeignReleaseAtNow, maxStates, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Violation == nil || r.Violation.Invariant != "unique stamp" || !strings.Contains(r.Violation.Error(), "a non-owner releases slot 0") {
+			t.Fatalf("%+v: want a shared stamp after a non-owner's release, got %v", b, r.Violation)
+		}
 	}
 }

@@ -73,6 +73,15 @@ func (r Row) Release(lastUsedMs int64) (Row, error) {
 	return r, nil
 }
 
+// ReleaseUnproven returns the row freed by a caller that cannot prove it is the
+// lease's owner (an operator's release, a lease found by its owner key): the owner
+// may still be stamping up to its Ceiling, so the Ceiling is recorded as its last
+// stamp, and the next owner starts above it (L3), never at "now".
+func (r Row) ReleaseUnproven() Row {
+	released, _ := r.Release(r.CeilingMs) // the Ceiling is never above itself
+	return released
+}
+
 // Holds reports whether the row is still l's: no acquisition or release came since.
 func (r Row) Holds(l store.Lease) bool {
 	return r.Owner == l.OwnerKey && r.Incarnation == l.Incarnation && r.Fence == l.Fence

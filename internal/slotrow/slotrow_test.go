@@ -30,6 +30,8 @@ func TestTake_L3_FloorAboveEarlierOwner(t *testing.T) {
 		{"ReleasedHavingStampedNothing", released(-1), held.FloorMs},
 		{"ReleasedAtCeiling", released(1110), 1111},
 		{"Expired", held, 1111},
+		{"ReleasedUnproven", held.ReleaseUnproven(), 1111},
+		{"ReleasedUnprovenAfterRenewal", held.Renew(1090, 100, 10).ReleaseUnproven(), 1201},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -76,11 +76,11 @@ type explorer struct {
 	b       Bounds
 	take    Take
 	foreign Foreign // nil: no caller but the owners
-	seen  map[State]int32
-	nodes []node
-	queue []State
-	steps int
-	max   int
+	seen    map[State]int32
+	nodes   []node
+	queue   []State
+	steps   int
+	max     int
 	// checkFloor checks L3 at each acquisition; without it only a shared stamp
 	// shows a Floor too low.
 	checkFloor bool

@@ -10,11 +10,24 @@ import (
 type checker struct {
 	seen    map[string]*bitset  // segment and periodic values, by store key
 	stamps  map[[2]int64]uint64 // (slot, ms) → the machine incarnation that stamped it
+	takes   map[int64]take      // slot → its latest acquisition
 	failure string
 }
 
+// take is an acquisition of a slot: its Floor, by which machine incarnation.
+type take struct {
+	floor int64
+	id    uint64
+}
+
 func newChecker() *checker {
-	return &checker{seen: map[string]*bitset{}, stamps: map[[2]int64]uint64{}}
+	return &checker{seen: map[string]*bitset{}, stamps: map[[2]int64]uint64{}, takes: map[int64]take{}}
+}
+
+// snowflakeTake records that machine m acquired slot with floor: from now on no
+// earlier owner of the slot may stamp at or above it (L3).
+func (c *checker) snowflakeTake(m *machine, slot int, floor int64) {
+	c.takes[int64(slot)] = take{floor: floor, id: m.id}
 }
 
 func (c *checker) fail(format string, args ...any) {
@@ -80,8 +93,8 @@ func (c *checker) periodicID(m *machine, id segment.GroupedID, before, after str
 }
 
 // snowflakeID checks an id of a Snowflake machine: increasing, of the slot of its
-// lease, stamped within the lease's [Floor, Ceiling], and at a (slot, time) no other
-// machine stamped.
+// lease, stamped within the lease's [Floor, Ceiling], below the Floor of any later
+// owner of the slot, and at a (slot, time) no other machine stamped.
 func (c *checker) snowflakeID(m *machine, id int64) {
 	if id <= m.last {
 		c.fail("not increasing: %s handed out %d after %d", m, id, m.last)
@@ -97,6 +110,10 @@ func (c *checker) snowflakeID(m *machine, id int64) {
 		c.fail("wrong machine: %s handed out %d with machine %d, its lease is of slot %d", m, id, st.Machine, slot)
 	case ms < floor || ms > ceiling:
 		c.fail("outside the lease: %s stamped %d at %d ms, its lease allows [%d, %d]", m, id, ms, floor, ceiling)
+	}
+	if t, ok := c.takes[int64(st.Machine)]; ok && t.id != m.id && ms >= t.floor {
+		c.fail("above the next floor: %s stamped slot %d at %d ms, at or above the Floor %d of incarnation %d, which took the slot after it",
+			m, st.Machine, ms, t.floor, t.id)
 	}
 	k := [2]int64{int64(st.Machine), ms}
 	if other, ok := c.stamps[k]; ok && other != m.id {

@@ -79,12 +79,13 @@ func TestSim(t *testing.T) {
 		total.Pauses += r.Pauses
 		total.ClockSteps += r.ClockSteps
 		total.Outages += r.Outages
+		total.Foreign += r.Foreign
 		total.StoreDown += r.StoreDown
 		total.Failed += r.Failed
 		total.LostAnswers += r.LostAnswers
 	}
-	t.Logf("%d schedules from seed %d: %d ids checked, %d failed calls of Next; %d crashes, %d restarts, %d pauses, %d clock steps, %d outages; store: %d calls refused while down, %d failed, %d answers lost after the write; %v",
-		n, first, total.IDs, total.Errors, total.Crashes, total.Restarts, total.Pauses, total.ClockSteps, total.Outages,
+	t.Logf("%d schedules from seed %d: %d ids checked, %d failed calls of Next; %d crashes, %d restarts, %d pauses, %d clock steps, %d outages, %d non-owner releases; store: %d calls refused while down, %d failed, %d answers lost after the write; %v",
+		n, first, total.IDs, total.Errors, total.Crashes, total.Restarts, total.Pauses, total.ClockSteps, total.Outages, total.Foreign,
 		total.StoreDown, total.Failed, total.LostAnswers, time.Since(start).Round(time.Millisecond))
 }
 

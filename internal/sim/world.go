@@ -65,6 +65,7 @@ type Result struct {
 	Pauses      int64
 	ClockSteps  int64
 	Outages     int64
+	Foreign     int64 // leases released by a caller that is no owner
 	StoreDown   int64 // calls refused while the store was down
 	Failed      int64 // calls failed by a drawn fault
 	LostAnswers int64 // calls whose write landed but whose answer did not arrive
@@ -72,8 +73,8 @@ type Result struct {
 	Trace uint64
 	// Failure is the first broken promise, "" for none: a duplicate value of a key,
 	// a value not above its machine's last, an id of a period its machine's clock
-	// did not show, a Snowflake stamp outside its lease's [Floor, Ceiling] or of a
-	// (slot, time) another machine stamped.
+	// did not show, a Snowflake stamp outside its lease's [Floor, Ceiling], at or
+	// above a later owner's Floor, or of a (slot, time) another machine stamped.
 	Failure string
 	Log     []string // the last actions before the failure
 }
@@ -195,8 +196,12 @@ func (w *world) note(format string, args ...any) {
 
 func (w *world) mix(v uint64) { w.trace = (w.trace ^ v) * 1099511628211 }
 
-// act plays one action of the schedule.
+// act plays one action of the schedule and, at times (drawn from the seed apart from
+// the schedule's other draws, which it leaves as they were), a non-owner's release.
 func (w *world) act() {
+	if w.draw(uint64(w.res.Foreign), 0xf0e1, w.trace)%100 < foreignChance {
+		w.foreignRelease()
+	}
 	m := w.machines[w.rng.IntN(len(w.machines))]
 	switch r := w.rng.IntN(100); {
 	case r < 45:
@@ -338,6 +343,9 @@ func (m *machine) startSnowflake() {
 	}
 	m.sf = g
 	m.w.note("%s: slot %d", m, g.Machine())
+	if slot, floor, _, ok := m.view.bounds(); ok {
+		m.w.check.snowflakeTake(m, slot, floor)
+	}
 }
 
 // stop closes the machine's generator, as a graceful shutdown does.
@@ -479,4 +487,42 @@ func dayEnd(t time.Time) time.Time {
 		u = u.Add(time.Minute)
 	}
 	return u
+}
+
+// foreignChance is the chance, in percent of the actions, of a non-owner's release.
+const foreignChance = 5
+
+// foreignRelease is a caller that is no owner (a forged 4.x revert, an operator)
+// releasing the lease of a Snowflake machine it found by owner key, while the
+// machine runs on: it cannot prove it is the owner, so it records the lease's
+// Ceiling as its last use (slotrow.Row.ReleaseUnproven), or, with the planted
+// defect, the store's now (cosid_plant_foreign). A machine without a slot takes it
+// at once, as the review's second server did, and the victim, which learns of the
+// release only at its next renewal, makes ids on.
+func (w *world) foreignRelease() {
+	m := w.machines[4+int(w.draw(uint64(w.res.Foreign), 0xf0e2)%3)] // a snowflake machine
+	ctx := context.Background()
+	l, err := w.back.mem.LeaseOf(ctx, "sf", fmt.Sprintf("host-%d", m.idx))
+	if err != nil {
+		return // it holds no lease
+	}
+	last := l.Ceiling
+	if plantForeign {
+		last = min(l.StoreNow.UnixMilli(), l.Ceiling)
+	}
+	if err := w.back.mem.Release(ctx, l, last); err != nil {
+		w.check.fail("a non-owner's release of %s's slot %d: %v", m, l.Slot, err)
+		return
+	}
+	w.note("a non-owner releases %s's slot %d (fence %d) at %d ms", m, l.Slot, l.Fence, last)
+	w.res.Foreign++
+	for _, other := range w.machines[4:] {
+		if other != m && other.sf == nil && !time.Now().Before(other.pausedUntil) {
+			other.start()
+			break
+		}
+	}
+	if m.sf != nil {
+		m.burst()
+	}
 }

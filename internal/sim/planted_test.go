@@ -22,10 +22,10 @@ func TestSim_FindsPlantedDefects(t *testing.T) {
 		tag, want string
 		budget    string // schedules
 	}{
-		{"cosid_plant_overlap", "duplicate:", "100"},       // the store hands out an overlapping range once
-		{"cosid_plant_floor", "outside the lease:", "100"}, // a Snowflake generator ignores its Floor
-		{"cosid_plant_hostzone", "wrong period:", "10"},    // a Periodic computes its keys in the host's zone
-		{"cosid_plant_foreign", "above the next floor:", "40"},     // a non-owner's release records now, not the Ceiling (C1)
+		{"cosid_plant_overlap", "duplicate:", "100"},           // the store hands out an overlapping range once
+		{"cosid_plant_floor", "outside the lease:", "100"},     // a Snowflake generator ignores its Floor
+		{"cosid_plant_hostzone", "wrong period:", "10"},        // a Periodic computes its keys in the host's zone
+		{"cosid_plant_foreign", "above the next floor:", "40"}, // a non-owner's release records now, not the Ceiling (C1)
 	} {
 		t.Run(tc.tag, func(t *testing.T) {
 			t.Parallel()

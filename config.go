@@ -47,6 +47,11 @@ type ServeConfig struct {
 	Limits ServeLimits `yaml:"limits"`
 }
 
+// OwnerKeyPrefix4x begins the owner key of every slot lease that cosid serve's 4.x
+// machine API makes (server.OwnerKeyPrefix4x); no generator's owner key may begin
+// with it, so that no 4.x request can reach a generator's lease.
+const OwnerKeyPrefix4x = "cosid4x:"
+
 // ServeLimits is cosid.serve.limits: what one network request may ask of the served
 // store. A field left out (0) takes its default.
 type ServeLimits struct {

@@ -158,6 +158,8 @@ func TestConfig_ServeNamesALeaseStore(t *testing.T) {
 		{"MaxReserveNegative", "{store: mem, limits: {max-reserve: -1}}", "cosid.serve.limits.max-reserve: -1"},
 		{"MaxLeaseTTLNegative", "{store: mem, limits: {max-lease-ttl: -1s}}", "cosid.serve.limits.max-lease-ttl: -1s"},
 		{"UnknownLimit", "{store: mem, limits: {max-step: 5}}", "cosid.serve.limits.max-step: unknown key"},
+		{"OwnerKey4x", "{store: mem}\n  generators:\n    ev: {strategy: snowflake, store: mem, owner-key: \"cosid4x:host-a\"}",
+			`owner-key: "cosid4x:host-a": the prefix "cosid4x:" is reserved`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

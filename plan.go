@@ -321,6 +321,9 @@ func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig)
 		if err := store.CheckKey(gc.OwnerKey); err != nil {
 			return p.errorf("owner-key", "%v", err)
 		}
+		if strings.HasPrefix(gc.OwnerKey, OwnerKeyPrefix4x) {
+			return p.errorf("owner-key", "%q: the prefix %q is reserved for the leases of cosid serve's 4.x API", gc.OwnerKey, OwnerKeyPrefix4x)
+		}
 	}
 	p.snowOpts = append(p.snowOpts, snowflake.WithNamespace(p.key))
 	if gc.Slots != nil {

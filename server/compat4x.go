@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -37,7 +38,7 @@ const (
 // looks up only such leases, and the store API's acquire refuses the prefix, so a
 // 4.x call, which proves nothing of its caller, can neither revert, guard nor be
 // handed the lease of a Go generator or of an httpstore process.
-const OwnerKeyPrefix4x = "cosid4x:"
+const OwnerKeyPrefix4x = cosid.OwnerKeyPrefix4x
 
 // owner4x is the owner key of the 4.x instance instance.
 func owner4x(instance string) string { return OwnerKeyPrefix4x + instance }

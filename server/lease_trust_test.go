@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -10,9 +11,12 @@ import (
 	"testing"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL run of the forged revert
 )
 
 // newTrustServer returns the Server of rt with opts; the security tests make their
@@ -22,18 +26,19 @@ func newTrustServer(t testing.TB, rt *cosid.Runtime, opts ...Option) *Server {
 	return New(rt, append([]Option{WithLogger(nil)}, opts...)...)
 }
 
-// sharedRuntime opens a runtime whose snowflake generator "event" leases its machine
-// id as owner from the SQLite file dsn, which other runtimes share.
-func sharedRuntime(t *testing.T, dsn, owner string) *cosid.Runtime {
+// sharedRuntime opens a runtime of namespace ns whose snowflake generator "event"
+// leases its machine id as owner from the database driver, dsn, which other
+// runtimes share.
+func sharedRuntime(t *testing.T, ns, driver, dsn, owner string) *cosid.Runtime {
 	t.Helper()
 	cfg, err := cosid.ParseConfig(fmt.Appendf(nil, `
 cosid:
-  namespace: app
+  namespace: %s
   stores:
-    db: { type: sql, driver: sqlite, dsn: %q, timeout: 10s, options: { initSchema: true } }
+    db: { type: sql, driver: %s, dsn: %q, timeout: 10s, options: { initSchema: true } }
   generators:
     event: { strategy: snowflake, store: db, slots: 1024, owner-key: %s, lease-ttl: 60s }
-`, dsn, owner))
+`, ns, driver, dsn, owner))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +64,22 @@ func snowflakeIDs(t *testing.T, s *Server, n int) ([]string, error) {
 }
 
 // TestSecurity_C1_Forged4xRevertHandsOutNoIdTwice replays the review's attack: two
-// servers, owners host-a and host-b, on one SQLite file; a 4.x revert of host-a's
-// instance id, sent by anyone, then both serve Snowflake ids at once. The revert
-// finds no 4.x instance (a Go generator's lease is not one), a 4.x distribute of
-// that instance id is not handed host-a's slot, and no id is issued twice.
+// servers, owners host-a and host-b, on one SQLite file or the PostgreSQL test
+// database; a 4.x revert of host-a's instance id, sent by anyone, then both serve
+// Snowflake ids at once. The revert finds no 4.x instance (a Go generator's lease is
+// not one), a 4.x distribute of that instance id is not handed host-a's slot, and no
+// id is issued twice.
 func TestSecurity_C1_Forged4xRevertHandsOutNoIdTwice(t *testing.T) {
-	dsn := filepath.Join(t.TempDir(), "cosid.db")
-	rtA, rtB := sharedRuntime(t, dsn, "host-a"), sharedRuntime(t, dsn, "host-b")
+	t.Run("SQLite", func(t *testing.T) {
+		forged4xRevert(t, "app", "sqlite", filepath.Join(t.TempDir(), "cosid.db"))
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		forged4xRevert(t, "c1-"+strings.ToLower(rand.Text()[:10]), "pgx", testenv.Server(t, testenv.Postgres))
+	})
+}
+
+func forged4xRevert(t *testing.T, ns, driver, dsn string) {
+	rtA, rtB := sharedRuntime(t, ns, driver, dsn, "host-a"), sharedRuntime(t, ns, driver, dsn, "host-b")
 	storeOf := func(rt *cosid.Runtime) Option {
 		return WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, "db") })
 	}
@@ -79,18 +93,18 @@ func TestSecurity_C1_Forged4xRevertHandsOutNoIdTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin := st.(store.Admin)
-	leaseA, err := admin.LeaseOf(t.Context(), "app/event", "host-a")
+	leaseA, err := admin.LeaseOf(t.Context(), ns+"/event", "host-a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status, _, body := do(t, a, "DELETE", "/machines/app%2Fevent?instanceId=host-a", ""); status != 200 {
+	if status, _, body := do(t, a, "DELETE", "/machines/"+ns+"%2Fevent?instanceId=host-a", ""); status != 200 {
 		t.Fatalf("4.x revert: %d %s, want 200 (reverting what is not held is done)", status, body)
 	}
-	if _, err := admin.LeaseOf(t.Context(), "app/event", "host-a"); err != nil {
+	if _, err := admin.LeaseOf(t.Context(), ns+"/event", "host-a"); err != nil {
 		t.Errorf("host-a's lease after the forged revert: %v", err)
 	}
 	// A 4.x instance that names itself host-a is a 4.x instance of its own.
-	status, _, body := do(t, a, "POST", "/machines/app%2Fevent?instanceId=host-a&machineBit=10&safeGuardDuration=PT30S", "")
+	status, _, body := do(t, a, "POST", "/machines/"+ns+"%2Fevent?instanceId=host-a&machineBit=10&safeGuardDuration=PT30S", "")
 	var m machineState4x
 	if status == 200 && (json.Unmarshal([]byte(body), &m) != nil || m.MachineID == leaseA.Slot) {
 		t.Errorf("4.x distribute as host-a: %s, host-a's slot is %d", body, leaseA.Slot)
@@ -98,7 +112,7 @@ func TestSecurity_C1_Forged4xRevertHandsOutNoIdTwice(t *testing.T) {
 	if _, err := snowflakeIDs(t, b, 2); err != nil { // B leases its slot
 		t.Fatal(err)
 	}
-	leaseB, err := admin.LeaseOf(t.Context(), "app/event", "host-b")
+	leaseB, err := admin.LeaseOf(t.Context(), ns+"/event", "host-b")
 	if err != nil {
 		t.Fatal(err)
 	}

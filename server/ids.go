@@ -56,9 +56,16 @@ func (s *Server) generatorNamed(name string) (*generator, error) {
 	return nil, fmt.Errorf("%w %q; configured: %s", cosid.ErrUnknownGenerator, name, configured)
 }
 
-// count reads the count parameter: 1–MaxCount, default 1.
+// count reads the count parameter: 1–MaxCount, default 1. A query with a ';', or
+// with count twice, is refused: it would serve another count than the one meant.
 func count(r *http.Request) (int64, error) {
-	v, _ := queryValue(r.URL.RawQuery, "count")
+	raw := r.URL.RawQuery
+	if strings.IndexByte(raw, ';') >= 0 || strings.IndexByte(raw, '&') >= 0 {
+		if err := checkQuery(raw); err != nil {
+			return 0, err
+		}
+	}
+	v, _ := queryValue(raw, "count")
 	if v == "" {
 		return 1, nil
 	}

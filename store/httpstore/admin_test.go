@@ -32,8 +32,11 @@ func TestAdmin_BehindTheToken(t *testing.T) {
 	if _, err := newStore(t, url).Keys(t.Context(), "", "", 10); !errors.Is(err, wire.ErrRemote) || !strings.Contains(err.Error(), "401") {
 		t.Errorf("Keys without the token = %v, want a 401", err)
 	}
-	if err := newStore(t, url, httpstore.WithToken("wrong")).Delete(t.Context(), "k"); err == nil {
-		t.Error("Delete with a wrong token succeeded")
+	if _, err := newStore(t, url, httpstore.WithToken("wrong")).RaiseTo(t.Context(), "k", 5); err == nil {
+		t.Error("RaiseTo with a wrong token succeeded")
+	}
+	if err := newStore(t, url, httpstore.WithToken("s3cret")).Delete(t.Context(), "k"); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Delete through the server = %v, want ErrUnsupported: it is offline only", err)
 	}
 	plain := serve(t, rangeOnly{memstore.New()})
 	if _, err := newStore(t, plain).Keys(t.Context(), "", "", 10); !errors.Is(err, errors.ErrUnsupported) {

@@ -263,9 +263,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 		if iw.asJSON {
 			iw.buf = append(iw.buf, "]}\n"...)
 		}
-		h := w.Header()
-		h["Content-Type"] = ct
-		h["Cache-Control"] = noStore
+		w.Header()["Content-Type"] = ct // Cache-Control: no-store is set by the caller
 		_, err = w.Write(iw.buf)
 	}
 	*pooled = iw.buf

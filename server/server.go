@@ -217,6 +217,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name, ok := nextName(r); ok {
 		pattern = patternNext
 		r.Pattern = patternNext
+		rec.Header()["Cache-Control"] = noStore // as handle sets it on every route
 		if !s.allowed(r, RoleIDs) {
 			unauthorized(rec, r, RoleIDs)
 			return

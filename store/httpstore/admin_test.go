@@ -38,8 +38,8 @@ func TestAdmin_BehindTheToken(t *testing.T) {
 	if err := newStore(t, url, httpstore.WithToken("s3cret")).Delete(t.Context(), "k"); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("Delete through the server = %v, want ErrUnsupported: it is offline only", err)
 	}
-	plain := serve(t, rangeOnly{memstore.New()})
-	if _, err := newStore(t, plain).Keys(t.Context(), "", "", 10); !errors.Is(err, errors.ErrUnsupported) {
+	plain := serve(t, rangeOnly{memstore.New()}, server.WithToken("s3cret"))
+	if _, err := newStore(t, plain, httpstore.WithToken("s3cret")).Keys(t.Context(), "", "", 10); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("Keys of a store without admin operations = %v, want ErrUnsupported", err)
 	}
 }

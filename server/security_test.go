@@ -281,12 +281,11 @@ func TestSecurity_L4_UnavailableHidesStoreDetails(t *testing.T) {
 	var mu sync.Mutex
 	s := newServer(t, failing{err: secret}, WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &log}, nil))),
 		WithReadiness("store db", func(*http.Request) error { return secret }))
-	for _, target := range []string{wire.PathReserve, "/readyz"} {
-		method, body := "POST", `{"key":"l4","size":1}`
-		if target == "/readyz" {
-			method, body = "GET", ""
-		}
-		status, _, got := do(t, s, method, target, body)
+	for _, c := range []struct{ method, target, body string }{
+		{"POST", wire.PathReserve, `{"key":"l4","size":1}`}, {"GET", "/readyz", ""}, {"PATCH", "/segments/l4/x?step=5", ""},
+	} {
+		target := c.target
+		status, _, got := do(t, s, c.method, c.target, c.body)
 		if status != 503 || strings.Contains(got, "10.1.2.3") || strings.Contains(got, "postgres") {
 			t.Errorf("%s: %d %s, want a 503 that tells neither host nor user", target, status, got)
 		}

@@ -351,7 +351,7 @@ func TestSecurity_L6_StatusPageBasicAuth(t *testing.T) {
 		{"/", basic("ops", monitorToken), 200},
 		{"/", basic("ops", idsToken), 401},
 		{"/", "Basic !!!", 401},
-		{"/metrics", basic("", monitorToken), 404}, // past the token: this server serves no metrics
+		{"/metrics", basic("", monitorToken), 404},   // past the token: this server serves no metrics
 		{"/v1/generators", basic("", idsToken), 401}, // Basic is for the monitor role only
 	} {
 		if status, _, body := do(t, s, "GET", tt.target, "", "Authorization", tt.auth); status != tt.want {

@@ -415,4 +415,3 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
 }
-

@@ -323,4 +323,3 @@ func TestSecurity_L5_HTTP2OverTLS(t *testing.T) {
 		t.Errorf("GET /healthz over TLS: %s %d, want HTTP/2 200", resp.Proto, resp.StatusCode)
 	}
 }
-

@@ -238,6 +238,10 @@ func TestSecurity_M2_AuditLogsAdminAndStoreCalls(t *testing.T) {
 	if strings.Count(log.String(), "cosid audit") != len(calls) {
 		t.Error("a request for ids is in the audit log: it is no store mutation")
 	}
+	do(t, s, "POST", wire.PathRaise, `{"key":"m2","next":"99"}`, bearerOf("guess")...)
+	if want := `route="POST /v1/store/admin/raise" role=admin remote=192.0.2.1:1234 body="" status=401`; !strings.Contains(log.String(), want) {
+		t.Errorf("a refused admin call is not in the audit log as %s:\n%s", want, log.String())
+	}
 }
 
 // TestSecurity_M4_IdResponsesNoStore checks that no answer that carries ids may be

@@ -150,6 +150,12 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 		// Nothing this server answers may be served again from a cache: most
 		// answers carry ids or the state of a store.
 		w.Header()["Cache-Control"] = noStore
+		var err error
+		if audit {
+			// A refused call is logged too: an attempt is what an audit is for.
+			a := s.startAudit(r, role)
+			defer func() { a.end(w, err) }()
+		}
 		if !s.allowed(r, role) {
 			unauthorized(w, r, role)
 			return
@@ -160,20 +166,12 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 				"method HEAD not allowed; allowed: GET (a HEAD would take ids and drop them)")
 			return
 		}
-		if err := checkQuery(r.URL.RawQuery); err != nil {
+		if err = checkQuery(r.URL.RawQuery); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		var a *auditCall
-		if audit {
-			a = s.startAudit(r, role)
-		}
-		err := h(w, r)
-		if err != nil {
+		if err = h(w, r); err != nil {
 			s.fail(w, r, err)
-		}
-		if a != nil {
-			a.end(w, err)
 		}
 	})
 }

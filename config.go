@@ -45,6 +45,31 @@ type ServeConfig struct {
 	Cosid4x bool `yaml:"cosid4x"`
 	// Limits caps what one request may ask of Store over the network.
 	Limits ServeLimits `yaml:"limits"`
+
+	// Tokens names the files of the bearer tokens of the server's roles; a role
+	// without one is open (see docs/server.md, "Security model"). A relative path
+	// is read from the configuration file's directory.
+	Tokens ServeTokens `yaml:"tokens"`
+	// AllowedHosts are the Host names that a server bound to a loopback address
+	// answers besides the loopback ones (a reverse proxy's name, say).
+	AllowedHosts []string `yaml:"allowed-hosts"`
+	// MaxConnections caps the connections the server holds open at once; 0 is the
+	// default of cosid serve (1024).
+	MaxConnections int `yaml:"max-connections"`
+}
+
+// ServeTokens is cosid.serve.tokens: for each role, the file of its token.
+//
+//	serve: { tokens: { ids: ids.token, store: store.token, admin: admin.token, monitor: monitor.token } }
+type ServeTokens struct {
+	// IDs guards the ids: /v1/generators/… and 4.x's /ids/….
+	IDs string `yaml:"ids"`
+	// Store guards the store API of remote stores of type http: /v1/store/….
+	Store string `yaml:"store"`
+	// Admin guards the admin API /v1/store/admin/…, served only with it.
+	Admin string `yaml:"admin"`
+	// Monitor guards /metrics, the details of /readyz and the status page.
+	Monitor string `yaml:"monitor"`
 }
 
 // OwnerKeyPrefix4x begins the owner key of every slot lease that cosid serve's 4.x

@@ -9,12 +9,16 @@ import (
 )
 
 // adminRoutes registers the admin operations of the store API (store.Admin), which
-// the operator's commands call through httpstore. They sit behind the token like
-// every route.
+// the operator's commands call through httpstore. They are served only when the
+// admin role has a token (WithRoleToken, WithToken), and need it. Delete is never
+// served: its contract is offline only, as a deleted key starts anew and would hand
+// out its ids again to generators still running.
 func (s *Server) adminRoutes() {
+	if !s.tokens[RoleAdmin].set {
+		return
+	}
 	s.handle("POST "+wire.PathKeys, s.adminKeys)
 	s.handle("POST "+wire.PathRaise, s.adminRaise)
-	s.handle("POST "+wire.PathDelete, s.adminDelete)
 	s.handle("POST "+wire.PathSlots, s.adminSlots)
 	s.handle("POST "+wire.PathLeaseOf, s.adminLeaseOf)
 	s.handle("POST "+wire.PathRaiseFloor, s.adminRaiseFloor)
@@ -49,12 +53,6 @@ func (s *Server) adminRaise(w http.ResponseWriter, r *http.Request) error {
 	return storeCall(w, r, s.adminStore, func(ctx context.Context, st store.Admin, req wire.RaiseRequest) (any, error) {
 		raised, err := st.RaiseTo(ctx, req.Key, req.Next)
 		return wire.Raised(raised), err
-	})
-}
-
-func (s *Server) adminDelete(w http.ResponseWriter, r *http.Request) error {
-	return storeCall(w, r, s.adminStore, func(ctx context.Context, st store.Admin, req wire.DeleteRequest) (any, error) {
-		return struct{}{}, st.Delete(ctx, req.Key)
 	})
 }
 

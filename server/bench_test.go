@@ -68,23 +68,31 @@ func BenchmarkNext(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := New(rt, WithLogger(nil))
+	s := mustNew(b, rt, WithLogger(nil))
 	// withMetrics is the server as cosid serve runs it: every request is counted.
-	withMetrics := New(rt, WithLogger(nil), WithMetrics(m, http.NotFoundHandler()))
+	withMetrics := mustNew(b, rt, WithLogger(nil), WithMetrics(m, http.NotFoundHandler()))
+	// withToken checks the ids role's token, one longer than a short string's
+	// stack buffer, on every request.
+	const token = "a-token-of-48-bytes-0123456789abcdef0123456789ab"
+	withToken := mustNew(b, rt, WithLogger(nil), WithToken(token))
 	for _, bc := range []struct {
 		name, target string
 		header       []string
 	}{
 		{"count=1", "/v1/generators/order/next", nil},
 		{"count=1/metrics", "/v1/generators/order/next", nil},
+		{"count=1/token", "/v1/generators/order/next", []string{"Authorization", "Bearer " + token}},
 		{"count=100", "/v1/generators/order/next?count=100", nil},
 		{"count=1000", "/v1/generators/order/next?count=1000", nil},
 		{"count=1000/json", "/v1/generators/order/next?count=1000", []string{"Accept", "application/json"}},
 		{"count=1000/codec", "/v1/generators/code/next?count=1000", nil},
 	} {
 		h := s
-		if bc.name == "count=1/metrics" {
+		switch bc.name {
+		case "count=1/metrics":
 			h = withMetrics
+		case "count=1/token":
+			h = withToken
 		}
 		b.Run(bc.name, func(b *testing.B) { benchHandler(b, h, bc.target, bc.header...) })
 	}

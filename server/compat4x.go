@@ -200,7 +200,8 @@ func (s *Server) fail4x(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, store.ErrSealed), errors.Is(err, store.ErrExhausted):
 		e = &err4x{http.StatusConflict, "409", err}
 	default:
-		e = &err4x{http.StatusServiceUnavailable, "503", err}
+		// The store's error names its host and user: the log has it (L4).
+		e = &err4x{http.StatusServiceUnavailable, "503", errors.New(s.unavailable(r))}
 		w.Header().Set("Retry-After", "1")
 		s.logger.Warn("server: store unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 	}

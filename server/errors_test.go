@@ -39,13 +39,13 @@ func TestErrors_BadRequests(t *testing.T) {
 		{"wrong method", "POST", "/v1/generators/order/next", "", 405, wire.CodeMethodNotAllowed, "GET"},
 		{"reserve not JSON", "POST", wire.PathReserve, "key=a", 400, wire.CodeInvalidArgument, "JSON"},
 		{"reserve unknown field", "POST", wire.PathReserve, `{"key":"a","size":1,"step":2}`, 400, wire.CodeInvalidArgument, "step"},
-		{"reserve two values", "POST", wire.PathReserve, `{"key":"a","size":1}{}`, 400, wire.CodeInvalidArgument, "more than one"},
+		{"reserve two values", "POST", wire.PathReserve, `{"key":"a","size":1}{}`, 400, wire.CodeInvalidArgument, "after the value"},
 		{"reserve size a string", "POST", wire.PathReserve, `{"key":"a","size":"1"}`, 400, wire.CodeInvalidArgument, "size"},
 		{"reserve empty key", "POST", wire.PathReserve, `{"key":"","size":1}`, 400, wire.CodeInvalidArgument, "key is empty"},
 		{"reserve size zero", "POST", wire.PathReserve, `{"key":"a","size":0}`, 400, wire.CodeInvalidArgument, "size 0"},
 		{"reserve negative offset", "POST", wire.PathReserve, `{"key":"a","size":1,"initialOffset":-1}`, 400, wire.CodeInvalidArgument, "initialOffset"},
 		{"reserve key too long", "POST", wire.PathReserve, `{"key":"` + strings.Repeat("k", 256) + `","size":1}`, 400, wire.CodeInvalidArgument, "256 bytes"},
-		{"reserve wrong content type", "POST", wire.PathReserve, `{"key":"a","size":1}`, 400, wire.CodeInvalidArgument, "Content-Type"},
+		{"reserve wrong content type", "POST", wire.PathReserve, `{"key":"a","size":1}`, 415, wire.CodeUnsupportedMedia, "Content-Type"},
 		{"reserve past MaxInt64", "POST", wire.PathReserve, `{"key":"full","size":1048576,"initialOffset":9223372036854000000}`, 409, wire.CodeExhausted, "full"},
 		{"reserve body too large", "POST", wire.PathReserve, `{"key":"` + strings.Repeat("k", DefaultBodyLimit) + `"}`, 413, wire.CodeTooLarge, "limit"},
 		{"seal empty key", "POST", wire.PathSeal, `{"key":""}`, 400, wire.CodeInvalidArgument, "key"},
@@ -113,7 +113,7 @@ func TestErrors_StoreDownIs503(t *testing.T) {
 	for target, req := range map[string]string{wire.PathReserve: `{"key":"a","size":1}`, wire.PathSeal: `{"key":"a"}`,
 		wire.PathAcquire: `{"namespace":"ns","ownerKey":"o","limit":4,"ttl":"1s"}`} {
 		status, h, body := do(t, s, "POST", target, req)
-		checkError(t, status, h, body, 503, wire.CodeUnavailable, "connection refused")
+		checkError(t, status, h, body, 503, wire.CodeUnavailable, "served store is unavailable")
 		if h.Get("Retry-After") == "" {
 			t.Errorf("%s: no Retry-After", target)
 		}
@@ -123,7 +123,7 @@ func TestErrors_StoreDownIs503(t *testing.T) {
 // TestErrors_NoStoreIs404 checks that a server without WithStore answers the store
 // API with 404.
 func TestErrors_NoStoreIs404(t *testing.T) {
-	s := New(openRuntime(t), WithLogger(nil))
+	s := mustNew(t, openRuntime(t), WithLogger(nil))
 	status, h, body := do(t, s, "POST", wire.PathReserve, `{"key":"a","size":1}`)
 	checkError(t, status, h, body, 404, wire.CodeNotFound, "cosid.serve.store")
 }
@@ -163,10 +163,13 @@ cosid:
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	s := New(rt, WithLogger(nil))
+	s := mustNew(t, rt, WithLogger(nil))
 	for _, target := range []string{"/v1/generators/order/next", "/v1/generators/order/range", "/v1/generators/event/next"} {
 		status, h, body := do(t, s, "GET", target, "")
-		checkError(t, status, h, body, 503, wire.CodeUnavailable, "connection refused")
+		checkError(t, status, h, body, 503, wire.CodeUnavailable, "log has the details")
+		if strings.Contains(body, "connection refused") {
+			t.Errorf("%s: the 503 body tells the store's error: %s", target, body)
+		}
 		if h.Get("Retry-After") == "" {
 			t.Errorf("%s: no Retry-After", target)
 		}

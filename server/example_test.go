@@ -24,7 +24,11 @@ cosid:
 		panic(err)
 	}
 	defer rt.Close()
-	ts := httptest.NewServer(server.New(rt, server.WithToken("s3cret")))
+	srv, err := server.New(rt, server.WithToken("s3cret"))
+	if err != nil {
+		panic(err)
+	}
+	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
 	req, err := http.NewRequest("GET", ts.URL+"/v1/generators/order/next?count=3", nil)

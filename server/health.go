@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/cosid-go/cosid/internal/wire"
@@ -11,6 +12,51 @@ import (
 // readyTimeout bounds every readiness check, so that a hung store makes /readyz
 // answer 503 instead of hanging the probe.
 const readyTimeout = 5 * time.Second
+
+// readyEvery is how often a readiness check runs at most: /readyz and the status
+// page answer from its last result until it is this old, so that asking them often
+// (anyone may ask /readyz) does not write to every store as often.
+const readyEvery = time.Second
+
+// check is a readiness check of WithReadiness, with its last result.
+type check struct {
+	name string
+	fn   func(r *http.Request) error
+
+	mu  sync.Mutex // held while the check runs: callers meanwhile wait for its result
+	at  time.Time  // when it last ran; zero: never
+	err error
+}
+
+// result returns c's last result, running c first when it is older than readyEvery.
+func (s *Server) result(c *check, r *http.Request) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && s.now().Sub(c.at) < readyEvery {
+		return c.err
+	}
+	// The check runs for every caller that waits on it: one caller's cancel does
+	// not fail it for the others.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), readyTimeout)
+	defer cancel()
+	c.err = c.fn(r.WithContext(ctx))
+	c.at = s.now()
+	if c.err != nil {
+		s.logger.Warn("server: readiness check failed", "check", c.name, "err", c.err)
+	}
+	return c.err
+}
+
+// results returns the result of every check, the checks run at once.
+func (s *Server) results(r *http.Request) []error {
+	errs := make([]error, len(s.checks))
+	var wg sync.WaitGroup
+	for i, c := range s.checks {
+		wg.Go(func() { errs[i] = s.result(c, r) })
+	}
+	wg.Wait()
+	return errs
+}
 
 // healthz serves GET /healthz: the process is up.
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
@@ -21,19 +67,26 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
 // readiness is the answer of /readyz.
 type readiness struct {
 	Ready  bool              `json:"ready"`
-	Checks map[string]string `json:"checks"`
+	Checks map[string]string `json:"checks,omitempty"`
 }
 
-// readyz serves GET /readyz: 200 when every check passed, else 503 with what failed.
+// readyz serves GET /readyz: 200 when every check passed, else 503. A caller with the
+// monitor token (or any, when that role has none) learns which check failed; the
+// log has why.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
-	out := readiness{Ready: true, Checks: map[string]string{}}
-	for _, c := range s.checks {
-		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-		err := c.fn(r.WithContext(ctx))
-		cancel()
-		out.Checks[c.name] = "ok"
-		if err != nil {
-			out.Ready, out.Checks[c.name] = false, err.Error()
+	errs := s.results(r)
+	out := readiness{Ready: true}
+	details := s.allowed(r, RoleMonitor)
+	if details {
+		out.Checks = map[string]string{}
+	}
+	for i, c := range s.checks {
+		state := "ok"
+		if errs[i] != nil {
+			out.Ready, state = false, "unavailable; the server's log has the details"
+		}
+		if details {
+			out.Checks[c.name] = state
 		}
 	}
 	status := http.StatusOK

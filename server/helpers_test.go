@@ -61,10 +61,22 @@ func newServer(t testing.TB, st store.RangeStore, opts ...Option) *Server {
 		st = memstore.New()
 	}
 	opts = append([]Option{WithStore(st), WithLogger(nil)}, opts...)
-	return New(openRuntime(t), opts...)
+	return mustNew(t, openRuntime(t), opts...)
 }
 
-// do sends a request to h and returns the answer's status, headers and body.
+// mustNew is New, failing t on an error: the one place the tests build a Server.
+func mustNew(t testing.TB, rt *cosid.Runtime, opts ...Option) *Server {
+	t.Helper()
+	s, err := New(rt, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// do sends a request to h and returns the answer's status, headers and body. A
+// request with a body has Content-Type: application/json unless header sets it (an
+// empty value: no such header).
 func do(t testing.TB, h http.Handler, method, target, body string, header ...string) (int, http.Header, string) {
 	t.Helper()
 	var rd io.Reader
@@ -72,7 +84,14 @@ func do(t testing.TB, h http.Handler, method, target, body string, header ...str
 		rd = strings.NewReader(body)
 	}
 	req := httptest.NewRequestWithContext(t.Context(), method, target, rd)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json") // unless header says otherwise
+	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] == "" {
+			req.Header.Del(header[i])
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	rec := httptest.NewRecorder()

@@ -56,9 +56,16 @@ func (s *Server) generatorNamed(name string) (*generator, error) {
 	return nil, fmt.Errorf("%w %q; configured: %s", cosid.ErrUnknownGenerator, name, configured)
 }
 
-// count reads the count parameter: 1–MaxCount, default 1.
+// count reads the count parameter: 1–MaxCount, default 1. A query with a ';', or
+// with count twice, is refused: it would serve another count than the one meant.
 func count(r *http.Request) (int64, error) {
-	v, _ := queryValue(r.URL.RawQuery, "count")
+	raw := r.URL.RawQuery
+	if strings.IndexByte(raw, ';') >= 0 || strings.IndexByte(raw, '&') >= 0 {
+		if err := checkQuery(raw); err != nil {
+			return 0, err
+		}
+	}
+	v, _ := queryValue(raw, "count")
 	if v == "" {
 		return 1, nil
 	}
@@ -256,9 +263,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 		if iw.asJSON {
 			iw.buf = append(iw.buf, "]}\n"...)
 		}
-		h := w.Header()
-		h["Content-Type"] = ct
-		h["Cache-Control"] = noStore
+		w.Header()["Content-Type"] = ct // Cache-Control: no-store is set by the caller
 		_, err = w.Write(iw.buf)
 	}
 	*pooled = iw.buf

@@ -23,7 +23,7 @@ import (
 // servers only here.
 func newTrustServer(t testing.TB, rt *cosid.Runtime, opts ...Option) *Server {
 	t.Helper()
-	return New(rt, append([]Option{WithLogger(nil)}, opts...)...)
+	return mustNew(t, rt, append([]Option{WithLogger(nil)}, opts...)...)
 }
 
 // sharedRuntime opens a runtime of namespace ns whose snowflake generator "event"

@@ -17,11 +17,15 @@ type capCase struct {
 	setting                    string
 }
 
+// capsAdminToken is the admin token of the servers whose admin routes checkCaps
+// calls: the admin routes are served only with one.
+const capsAdminToken = "caps-admin"
+
 func checkCaps(t *testing.T, s *Server, tests []capCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			status, _, body := do(t, s, tt.method, tt.target, tt.body, "Content-Type", "application/json")
+			status, _, body := do(t, s, tt.method, tt.target, tt.body, "Content-Type", "application/json", "Authorization", "Bearer "+capsAdminToken)
 			if status != 400 || !strings.Contains(body, tt.setting) {
 				t.Errorf("%s %s: %d %s, want 400 naming %s", tt.method, tt.target, status, body, tt.setting)
 			}
@@ -34,7 +38,7 @@ func checkCaps(t *testing.T, s *Server, tests []capCase) {
 // or a raise-floor of 2^22 slots are refused before the store is touched.
 func TestSecurity_H3_MachineBitCapped(t *testing.T) {
 	st := memstore.New()
-	s := newTrustServer(t, openRuntime(t), WithStore(st), WithCompat4x())
+	s := newTrustServer(t, openRuntime(t), WithStore(st), WithCompat4x(), WithRoleToken(RoleAdmin, capsAdminToken))
 	checkCaps(t, s, []capCase{
 		{"MachineBit22", "POST", "/machines/big?instanceId=x&machineBit=22&safeGuardDuration=PT30S", "", settingMaxSlots},
 		{"MachineBit17", "POST", "/machines/big?instanceId=x&machineBit=17&safeGuardDuration=PT30S", "", settingMaxSlots},

@@ -12,11 +12,12 @@ import (
 const patternNext = "GET /v1/generators/{name}/next"
 
 // nextName returns the {name} of patternNext when the mux would route r to it with
-// that name: a GET or HEAD of the clean path /v1/generators/{name}/next. A path with
+// that name: a GET of the clean path /v1/generators/{name}/next (a HEAD goes to the
+// mux, which refuses it: it would take ids and drop them). A path with
 // an escape in it is left to the mux, which unescapes a segment before it matches it,
 // and so is an unclean one, which the mux redirects.
 func nextName(r *http.Request) (string, bool) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if r.Method != http.MethodGet {
 		return "", false
 	}
 	if r.URL.RawPath == "" {

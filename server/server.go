@@ -6,20 +6,20 @@
 //
 //	rt, err := cosid.Load(ctx, "cosid.yaml")
 //	…
-//	srv := server.New(rt, server.WithStore(st))
+//	srv, err := server.New(rt, server.WithStore(st), server.WithToken(token))
+//	…
 //	hs := srv.HTTPServer("127.0.0.1:8686")
 //	err = hs.ListenAndServe()
 package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -40,11 +40,14 @@ type Server struct {
 	gens    map[string]*generator
 	names   []string
 	store   func(ctx context.Context) (store.RangeStore, error) // nil: no store API
-	token   [sha256.Size]byte
-	auth    bool
+	tokens  [numRoles]roleToken
+	auth    bool  // some role has a token
+	optErr  error // what the options got wrong, New's error
 	limit   int64
 	logger  *slog.Logger
-	checks  []check
+	checks  []*check
+	hosts   []string // WithAllowedHosts
+	cop     *http.CrossOriginProtection
 	metrics *metrics.Metrics
 	promH   http.Handler
 	started time.Time
@@ -55,12 +58,6 @@ type Server struct {
 	compat4x  bool   // serve the 4.x segment and machine API (WithCompat4x)
 	created4x keySet // the 4.x segment keys this server made or found
 	machines  machines4x
-}
-
-// check is a readiness check of WithReadiness.
-type check struct {
-	name string
-	fn   func(r *http.Request) error
 }
 
 // Option configures a Server.
@@ -79,15 +76,6 @@ func WithStoreFunc(open func(ctx context.Context) (store.RangeStore, error)) Opt
 	return func(s *Server) { s.store = open }
 }
 
-// WithToken turns on bearer-token auth: every route but /healthz answers 401 unless
-// the request carries "Authorization: Bearer token". An empty token turns it off.
-func WithToken(token string) Option {
-	return func(s *Server) {
-		s.auth = token != ""
-		s.token = sha256.Sum256([]byte(token))
-	}
-}
-
 // WithBodyLimit sets the largest request body, in bytes (default DefaultBodyLimit);
 // a larger one is answered 413.
 func WithBodyLimit(n int64) Option { return func(s *Server) { s.limit = n } }
@@ -98,7 +86,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.logger = l }
 // WithReadiness adds a check that /readyz runs: ready means every check returned nil
 // within the request's context.
 func WithReadiness(name string, fn func(r *http.Request) error) Option {
-	return func(s *Server) { s.checks = append(s.checks, check{name, fn}) }
+	return func(s *Server) { s.checks = append(s.checks, &check{name: name, fn: fn}) }
 }
 
 // WithMetrics counts the requests in m, and serves /metrics with h, the handler of
@@ -107,11 +95,23 @@ func WithMetrics(m *metrics.Metrics, h http.Handler) Option {
 	return func(s *Server) { s.metrics, s.promH = m, h }
 }
 
-// New returns the Server of rt's generators.
-func New(rt *cosid.Runtime, opts ...Option) *Server {
-	s := &Server{rt: rt, limit: DefaultBodyLimit, logger: slog.Default(), started: time.Now(), now: time.Now, mux: http.NewServeMux()}
+// WithAllowedHosts adds host names (or addresses) that a server bound to a loopback
+// address answers besides the loopback ones (see HTTPServer): the names a reverse
+// proxy or a port forward sends in the Host header.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(s *Server) { s.hosts = append(s.hosts, hosts...) }
+}
+
+// New returns the Server of rt's generators, or what its options got wrong (an
+// empty token, for one).
+func New(rt *cosid.Runtime, opts ...Option) (*Server, error) {
+	s := &Server{rt: rt, limit: DefaultBodyLimit, logger: slog.Default(), started: time.Now(), now: time.Now, mux: http.NewServeMux(),
+		cop: http.NewCrossOriginProtection()}
 	for _, opt := range opts {
 		opt(s)
+	}
+	if s.optErr != nil {
+		return nil, s.optErr
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -121,7 +121,7 @@ func New(rt *cosid.Runtime, opts ...Option) *Server {
 		s.names = append(s.names, info.Name)
 	}
 	s.routes()
-	return s
+	return s, nil
 }
 
 func (s *Server) routes() {
@@ -142,10 +142,37 @@ func (s *Server) routes() {
 	s.adminRoutes()
 }
 
-// handle registers h under pattern; the pattern is the route of the metrics.
+// handle registers h under pattern; the pattern is the route of the metrics, and
+// tells the route's role (routeRole), whether it hands out ids (issuesIDs) and
+// whether its calls go to the audit log (audited). Every route gets these checks from
+// here, so a route added later has them too.
 func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
+	role, ids, audit := routeRole(pattern), issuesIDs(pattern), audited(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
+		// Nothing this server answers may be served again from a cache: most
+		// answers carry ids or the state of a store.
+		w.Header()["Cache-Control"] = noStore
+		var err error
+		if audit {
+			// A refused call is logged too: an attempt is what an audit is for.
+			a := s.startAudit(r, role)
+			defer func() { a.end(w, err) }()
+		}
+		if !s.allowed(r, role) {
+			unauthorized(w, r, role)
+			return
+		}
+		if ids && r.Method == http.MethodHead {
+			w.Header().Set("Allow", http.MethodGet)
+			writeError(w, http.StatusMethodNotAllowed, wire.CodeMethodNotAllowed,
+				"method HEAD not allowed; allowed: GET (a HEAD would take ids and drop them)")
+			return
+		}
+		if err = checkQuery(r.URL.RawQuery); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if err = h(w, r); err != nil {
 			s.fail(w, r, err)
 		}
 	})
@@ -159,7 +186,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		start = time.Now()
 	}
 	rec := recorders.Get().(*recorder)
-	*rec = recorder{ResponseWriter: w, status: http.StatusOK}
+	*rec = recorder{ResponseWriter: w, status: http.StatusOK, srv: s}
 	// pattern is the route of the metrics. Once the mux has routed r (routed), it is
 	// r.Pattern, which the mux sets: the mux routes a request once, not to ask.
 	var pattern string
@@ -187,47 +214,79 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		*rec = recorder{} // holds no writer or request for the pool
 		recorders.Put(rec)
 	}()
-	if s.auth && r.URL.Path != "/healthz" && !s.authorized(r) {
-		_, pattern = s.mux.Handler(r)
-		rec.Header().Set("WWW-Authenticate", `Bearer realm="cosid"`)
-		writeError(rec, http.StatusUnauthorized, wire.CodeUnauthorized, "a valid bearer token is required")
+	if name, ok := nextName(r); ok {
+		pattern = patternNext
+		r.Pattern = patternNext
+		rec.Header()["Cache-Control"] = noStore // as handle sets it on every route
+		if !s.allowed(r, RoleIDs) {
+			unauthorized(rec, r, RoleIDs)
+			return
+		}
+		if err := s.next(rec, r, name); err != nil {
+			s.fail(rec, r, err)
+		}
+		return
+	}
+	// A browser's cross-site request that changes something (a no-cors POST needs
+	// no preflight) is refused before any route: see http.CrossOriginProtection.
+	// Clients that are not browsers send neither Origin nor Sec-Fetch-Site and pass.
+	if err := s.cop.Check(r); err != nil {
+		writeError(rec, http.StatusForbidden, wire.CodeForbidden, "a cross-origin request from a browser is refused: "+err.Error())
+		return
+	}
+	if clean := cleanPath(r.URL.Path); clean != r.URL.Path && r.RequestURI != "*" {
+		if !s.anyToken(r) {
+			unauthorized(rec, r, RoleIDs)
+			return
+		}
+		writeError(rec, http.StatusBadRequest, wire.CodeInvalidArgument, fmt.Sprintf("the path %q is not clean; ask for %q", r.URL.Path, clean))
 		return
 	}
 	// A request without a body has nothing to limit.
 	if r.Body != http.NoBody {
 		r.Body = http.MaxBytesReader(rec, r.Body, s.limit)
 	}
-	if name, ok := nextName(r); ok {
-		pattern = patternNext
-		r.Pattern = patternNext
-		if err := s.next(rec, r, name); err != nil {
-			s.fail(rec, r, err)
-		}
-		return
-	}
 	routed = true
 	rec.routing = r
 	s.mux.ServeHTTP(rec, r)
 }
 
-func (s *Server) authorized(r *http.Request) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	got := sha256.Sum256([]byte(token))
-	return subtle.ConstantTimeCompare(got[:], s.token[:]) == 1 && ok
+// cleanPath is the path that the mux would redirect p to, as it cleans it: without
+// "." and ".." elements or repeated slashes, with a trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // HTTPServer returns an http.Server of s on addr with the timeouts a public service
-// needs: a slow client cannot hold a connection open.
+// needs: a slow client cannot hold a connection open. When addr is a loopback
+// address, the server answers only a Host header naming a loopback address or
+// localhost, or one of WithAllowedHosts: a web page whose name an attacker points at
+// 127.0.0.1 (DNS rebinding) is refused. Its error log, the TLS handshake errors
+// among it, is rate-limited.
 func (s *Server) HTTPServer(addr string) *http.Server {
+	var h http.Handler = s
+	if IsLoopback(addr) {
+		h = &hostGuard{s: s}
+	}
 	return &http.Server{
 		Addr:              addr,
-		Handler:           s,
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+		ErrorLog:          newErrorLog(s.logger, time.Now),
 	}
 }
 
@@ -244,6 +303,8 @@ type recorder struct {
 	wrote    bool
 	routing  *http.Request
 	replaced bool // the mux's answer was replaced: its body is dropped
+	srv      *Server
+	errMsg   string // the message of the error answered, for the audit log
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -267,11 +328,16 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 // replace answers the JSON error of the mux's code instead of the mux's own answer.
 func (r *recorder) replace(code int) {
+	req := r.routing
 	r.routing = nil // the error below is this server's answer, written as it is
 	r.Header().Del("X-Content-Type-Options")
-	switch code {
-	case http.StatusMethodNotAllowed:
-		writeError(r, code, wire.CodeMethodNotAllowed, "method "+http.StatusText(code)+"; allowed: "+r.Header().Get("Allow"))
+	switch {
+	case !r.srv.anyToken(req):
+		// A request without a token learns nothing of the routes.
+		r.Header().Del("Allow")
+		unauthorized(r, req, RoleIDs)
+	case code == http.StatusMethodNotAllowed:
+		writeError(r, code, wire.CodeMethodNotAllowed, "method "+req.Method+" not allowed; allowed: "+r.Header().Get("Allow"))
 	default:
 		writeError(r, code, wire.CodeNotFound, "no such route; see GET /v1/generators")
 	}
@@ -305,15 +371,38 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusNotFound, wire.CodeUnknownGenerator, err.Error())
 	default:
 		status, code := wire.Classify(err)
+		msg := err.Error()
 		if status == http.StatusServiceUnavailable {
+			// The error names the store's host, user and database: the log has
+			// it, the caller learns only which store failed.
 			w.Header().Set("Retry-After", "1")
 			s.logger.Warn("server: store unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+			msg = s.unavailable(r)
 		}
-		writeError(w, status, code, err.Error())
+		writeError(w, status, code, msg)
 	}
 }
 
+// unavailable is the message of a 503: which store of r's route failed, without
+// what the store's error says of it.
+func (s *Server) unavailable(r *http.Request) string {
+	name := r.PathValue("name")
+	if n, ok := nextName(r); ok {
+		name = n
+	}
+	if g := s.gens[name]; g != nil && g.info.Store != "" {
+		return fmt.Sprintf("the store %q of generator %q is unavailable; the server's log has the details", g.info.Store, name)
+	}
+	if strings.HasPrefix(r.URL.Path, "/v1/store/") {
+		return "the served store is unavailable; the server's log has the details"
+	}
+	return "a store is unavailable; the server's log has the details"
+}
+
 func writeError(w http.ResponseWriter, status int, code, msg string) {
+	if rec, ok := w.(*recorder); ok {
+		rec.errMsg = msg
+	}
 	writeJSON(w, status, wire.Error{Code: code, Message: msg})
 }
 
@@ -325,24 +414,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
-}
-
-// decodeBody decodes the JSON body of r into v: one object, no unknown fields.
-func decodeBody(r *http.Request, v any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return badRequest("Content-Type %q: want application/json", ct)
-	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return err
-		}
-		return badRequest("the body is not the JSON this route takes: %v", err)
-	}
-	if dec.More() {
-		return badRequest("the body holds more than one JSON value")
-	}
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosid-go/cosid/internal/wire"
 )
@@ -24,7 +25,7 @@ func TestAuth_BearerToken(t *testing.T) {
 		{"basic scheme", "/v1/generators", []string{"Authorization", "Basic s3cret"}, 401},
 		{"token without scheme", "/v1/generators", []string{"Authorization", "s3cret"}, 401},
 		{"right token", "/v1/generators", []string{"Authorization", "Bearer s3cret"}, 200},
-		{"readyz needs it", "/readyz", nil, 401},
+		{"metrics needs it", "/metrics", nil, 401},
 		{"unknown route needs it", "/nope", nil, 401},
 		{"healthz does not", "/healthz", nil, 200},
 	}
@@ -85,6 +86,8 @@ func TestHealthAndReadiness(t *testing.T) {
 		}
 		return errors.New("db: connection refused")
 	}))
+	clock := time.Unix(1e9, 0)
+	s.now = func() time.Time { return clock }
 	if status, _, body := do(t, s, "GET", "/healthz", ""); status != 200 || !strings.Contains(body, "ok") {
 		t.Errorf("healthz: %d %s", status, body)
 	}
@@ -92,8 +95,9 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Errorf("readyz while healthy: %d %s", status, body)
 	}
 	healthy = false
+	clock = clock.Add(readyEvery)
 	status, h, body := do(t, s, "GET", "/readyz", "")
-	if status != 503 || !strings.Contains(body, "connection refused") || h.Get("Retry-After") == "" {
+	if status != 503 || !strings.Contains(body, `"db":"unavailable`) || h.Get("Retry-After") == "" {
 		t.Errorf("readyz while down: %d %s", status, body)
 	}
 	if status, _, _ := do(t, s, "GET", "/healthz", ""); status != 200 {

@@ -191,7 +191,11 @@ func TestAdminCommands_ThroughHTTPStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	hs := httptest.NewServer(server.New(rt, server.WithStore(backend), server.WithToken("s3cret"), server.WithLogger(nil)))
+	srv, err := server.New(rt, server.WithStore(backend), server.WithToken("s3cret"), server.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "token"), []byte("s3cret\n"), 0o600); err != nil {

@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -36,15 +34,18 @@ const shutdownGrace = 10 * time.Second
 const readyzKey = ".cosid/readyz"
 
 type serveFlags struct {
-	config    string
-	addr      string
-	tokenFile string
-	tlsCert   string
-	tlsKey    string
+	config         string
+	addr           string
+	tokenFile      string
+	roleTokens     map[server.Role]string // --ROLE-token-file
+	allowedHosts   []string
+	maxConnections int
+	tlsCert        string
+	tlsKey         string
 }
 
 func serveCommand(stderr io.Writer) *cobra.Command {
-	var f serveFlags
+	f := serveFlags{roleTokens: map[server.Role]string{}}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the generators, the store API and CosId 4.x's proxy API over HTTP",
@@ -54,10 +55,17 @@ func serveCommand(stderr io.Writer) *cobra.Command {
 proxy-server API, /healthz, /readyz, /metrics and a status page at /.
 
 With no configuration, it serves the embedded default store, the SQLite file cosid.db
-in the working directory. It binds 127.0.0.1 unless --addr says otherwise; with
---token-file every route but /healthz needs "Authorization: Bearer TOKEN". On SIGINT
-or SIGTERM it stops accepting, finishes the requests in flight, releases its Snowflake
-leases and closes its stores.`,
+in the working directory. It binds 127.0.0.1 unless --addr says otherwise.
+
+Every route needs the bearer token of its role, when the role has one: ids
+(/v1/generators, 4.x /ids), store (/v1/store), admin (/v1/store/admin, served only
+with its token), monitor (/metrics, /readyz details, the status page, which takes
+the token as an HTTP Basic password). --token-file sets one token for every role;
+--ROLE-token-file or cosid.serve.tokens.ROLE one role's. /healthz is open. A server
+on an address that is not loopback refuses to start with the store API open.
+
+On SIGINT or SIGTERM it stops accepting, finishes the requests in flight, releases
+its Snowflake leases and closes its stores.`,
 		Example: `  cosid serve
   cosid serve --config cosid.yaml --addr 0.0.0.0:8686 --token-file /run/secrets/cosid
   curl -s 'localhost:8686/v1/generators/bill/next?count=3'`,
@@ -71,7 +79,14 @@ leases and closes its stores.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&f.config, "config", "c", defaultConfig, "the configuration file")
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8686", "the address to listen on")
-	fl.StringVar(&f.tokenFile, "token-file", "", "a file holding the bearer token that every request but /healthz must carry")
+	fl.StringVar(&f.tokenFile, "token-file", "", "a file holding the bearer token of every role (ids, store, admin, monitor)")
+	for _, role := range server.Roles() {
+		f.roleTokens[role] = ""
+		fl.Func(role.String()+"-token-file", "a file holding the bearer token of the "+role.String()+" role (overrides --token-file)",
+			func(v string) error { f.roleTokens[role] = v; return nil })
+	}
+	fl.StringArrayVar(&f.allowedHosts, "allowed-host", nil, "a Host name a loopback server answers besides the loopback ones (repeatable; adds to serve.allowed-hosts)")
+	fl.IntVar(&f.maxConnections, "max-connections", 0, fmt.Sprintf("the most connections held open at once (default serve.max-connections, else %d)", defaultMaxConnections))
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "the TLS certificate file (with --tls-key)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "the TLS key file (with --tls-cert)")
 	return cmd
@@ -81,7 +96,7 @@ leases and closes its stores.`,
 func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if (f.tlsCert == "") != (f.tlsKey == "") {
-		return errors.New("--tls-cert and --tls-key go together: give both or neither")
+		return errTLSFlags
 	}
 	cfg, ok, err := readConfig(f.config, explicit)
 	if err != nil {
@@ -96,9 +111,15 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	opts, err := serverOptions(f, logger, reg, m)
+	opts, err := serverOptions(f, cfg.Serve, filepath.Dir(f.config), logger, reg, m)
 	if err != nil {
 		return err
+	}
+	var reload *certReloader
+	if f.tlsCert != "" {
+		if reload, err = newCertReloader(f.tlsCert, f.tlsKey, logger, time.Now); err != nil {
+			return err
+		}
 	}
 	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger),
 		cosid.WithSegmentOptions(func(_, st string) []segment.Option { return []segment.Option{m.SegmentOption(st)} }),
@@ -119,25 +140,41 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 			opts = append(opts, server.WithCompat4x())
 		}
 	}
-	srv := server.New(rt, opts...)
-	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases))
-	hs := srv.HTTPServer(f.addr)
-	ln, err := net.Listen("tcp", f.addr)
+	srv, err := server.New(rt, opts...)
 	if err != nil {
 		return err
 	}
-	if f.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
-		if err != nil {
-			ln.Close()
-			return fmt.Errorf("--tls-cert, --tls-key: %w", err)
-		}
-		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	if err := checkExposure(f.addr, cfg.Serve, srv); err != nil {
+		return err
 	}
-	logger.Info("cosid serve: listening", "addr", ln.Addr().String(), "tls", f.tlsCert != "", "auth", f.tokenFile != "",
+	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases))
+	hs := srv.HTTPServer(f.addr)
+	maxConns := f.maxConnections
+	if maxConns == 0 {
+		maxConns = cfg.Serve.MaxConnections
+	}
+	ln, err := listen(f.addr, maxConns)
+	if err != nil {
+		return err
+	}
+	var roles []string
+	for _, role := range server.Roles() {
+		if srv.HasToken(role) {
+			roles = append(roles, role.String())
+		}
+	}
+	if !server.IsLoopback(f.addr) && reload == nil && len(roles) > 0 {
+		logger.Warn("cosid serve: the tokens go over the network in plain text: set --tls-cert and --tls-key, or put a TLS proxy in front", "addr", f.addr)
+	}
+	logger.Info("cosid serve: listening", "addr", ln.Addr().String(), "tls", reload != nil, "tokens", strings.Join(roles, ","),
 		"generators", len(cfg.Generators), "store-api", cfg.Serve.Store)
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	if reload != nil {
+		hs.TLSConfig = tlsConfig(reload)
+		go func() { served <- hs.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { served <- hs.Serve(ln) }()
+	}
 	select {
 	case err := <-served:
 		return err
@@ -152,20 +189,15 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	return nil
 }
 
-// serverOptions returns the options of the flags: the token, and metrics on reg.
-func serverOptions(f serveFlags, logger *slog.Logger, reg *prometheus.Registry, m *metrics.Metrics) ([]server.Option, error) {
-	opts := []server.Option{server.WithLogger(logger)}
-	if f.tokenFile != "" {
-		data, err := os.ReadFile(f.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("--token-file: %w", err)
-		}
-		token := strings.TrimSpace(string(data))
-		if token == "" {
-			return nil, fmt.Errorf("--token-file %s is empty", f.tokenFile)
-		}
-		opts = append(opts, server.WithToken(token))
+// serverOptions returns the options of the flags and of serve (whose paths are read
+// from dir): the tokens, the allowed hosts, and metrics on reg.
+func serverOptions(f serveFlags, serve cosid.ServeConfig, dir string, logger *slog.Logger, reg *prometheus.Registry, m *metrics.Metrics) ([]server.Option, error) {
+	opts := []server.Option{server.WithLogger(logger), server.WithAllowedHosts(append(serve.AllowedHosts, f.allowedHosts...)...)}
+	tokens, err := roleTokens(f, serve, dir)
+	if err != nil {
+		return nil, err
 	}
+	opts = append(opts, tokens...)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return append(opts, server.WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))), nil
 }

@@ -11,7 +11,6 @@ import (
 const (
 	PathKeys       = "/v1/store/admin/keys"
 	PathRaise      = "/v1/store/admin/raise"
-	PathDelete     = "/v1/store/admin/delete"
 	PathSlots      = "/v1/store/admin/slots"
 	PathLeaseOf    = "/v1/store/admin/lease-of"
 	PathRaiseFloor = "/v1/store/admin/raise-floor"
@@ -55,11 +54,6 @@ type Raised struct {
 	After   int64  `json:"after,string"`
 	Created bool   `json:"created"`
 	Sealed  bool   `json:"sealed"`
-}
-
-// DeleteRequest is the body of PathDelete.
-type DeleteRequest struct {
-	Key string `json:"key"`
 }
 
 // SlotsRequest is the body of PathSlots.

@@ -43,6 +43,8 @@ const (
 	CodeUnsupported       = "unsupported"
 	CodeUnavailable       = "unavailable"
 	CodeInternal          = "internal"
+	CodeForbidden         = "forbidden"              // a cross-site request or a Host the server does not answer
+	CodeUnsupportedMedia  = "unsupported_media_type" // a body that is not application/json
 )
 
 // sentinels maps the codes that stand for a store sentinel to it, and its status.

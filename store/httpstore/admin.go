@@ -2,6 +2,7 @@ package httpstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cosid-go/cosid/internal/wire"
@@ -38,15 +39,16 @@ func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Rais
 	return store.Raised(out), nil
 }
 
-// Delete implements store.Admin through the server's admin API.
-func (s *Store) Delete(ctx context.Context, key string) error {
+// Delete implements store.Admin: it is never done over the network, as its contract
+// is offline only (a deleted key starts anew, and generators still running would
+// hand its ids out again), so it answers errors.ErrUnsupported. Delete a key on the
+// server's own store, with the servers stopped.
+func (s *Store) Delete(_ context.Context, key string) error {
 	if err := store.CheckKey(key); err != nil {
 		return fmt.Errorf("httpstore: delete: %w", err)
 	}
-	if err := s.call(ctx, wire.PathDelete, wire.DeleteRequest{Key: key}, nil); err != nil {
-		return fmt.Errorf("httpstore: delete %q: %w", key, err)
-	}
-	return nil
+	return fmt.Errorf("httpstore: delete %q: %w: deleting a key is offline only; run it on the server's own store with the servers stopped",
+		key, errors.ErrUnsupported)
 }
 
 // Slots implements store.Admin through the server's admin API.

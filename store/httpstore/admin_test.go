@@ -33,11 +33,14 @@ func TestAdmin_BehindTheToken(t *testing.T) {
 	if _, err := newStore(t, url).Keys(t.Context(), "", "", 10); !errors.Is(err, wire.ErrRemote) || !strings.Contains(err.Error(), "401") {
 		t.Errorf("Keys without the token = %v, want a 401", err)
 	}
-	if err := newStore(t, url, httpstore.WithToken("wrong")).Delete(t.Context(), "k"); err == nil {
-		t.Error("Delete with a wrong token succeeded")
+	if _, err := newStore(t, url, httpstore.WithToken("wrong")).RaiseTo(t.Context(), "k", 5); err == nil {
+		t.Error("RaiseTo with a wrong token succeeded")
 	}
-	plain := serve(t, rangeOnly{memstore.New()})
-	if _, err := newStore(t, plain).Keys(t.Context(), "", "", 10); !errors.Is(err, errors.ErrUnsupported) {
+	if err := newStore(t, url, httpstore.WithToken("s3cret")).Delete(t.Context(), "k"); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Delete through the server = %v, want ErrUnsupported: it is offline only", err)
+	}
+	plain := serve(t, rangeOnly{memstore.New()}, server.WithToken("s3cret"))
+	if _, err := newStore(t, plain, httpstore.WithToken("s3cret")).Keys(t.Context(), "", "", 10); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("Keys of a store without admin operations = %v, want ErrUnsupported", err)
 	}
 }

@@ -19,7 +19,11 @@ func Example() {
 	ctx := context.Background()
 	rt, _ := cosid.Open(ctx, cosid.Config{}, cosid.WithLogger(nil))
 	defer rt.Close()
-	ts := httptest.NewServer(server.New(rt, server.WithStore(memstore.New())))
+	srv, err := server.New(rt, server.WithStore(memstore.New()))
+	if err != nil {
+		panic(err)
+	}
+	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
 	st, err := httpstore.New(ts.URL, httpstore.WithTimeout(2*time.Second))

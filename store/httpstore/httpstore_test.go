@@ -34,7 +34,11 @@ func serve(t testing.TB, st store.RangeStore, opts ...server.Option) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	hs := httptest.NewServer(server.New(rt, append([]server.Option{server.WithStore(st), server.WithLogger(nil), unbounded}, opts...)...))
+	srv, err := server.New(rt, append([]server.Option{server.WithStore(st), server.WithLogger(nil), unbounded}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	return hs.URL
 }

@@ -310,7 +310,11 @@ func (k *adminKit) delete(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{p + "a", p + "b", p + "b", p + "never"} {
-		if err := st[1].Delete(t.Context(), key); err != nil {
+		err := st[1].Delete(t.Context(), key)
+		if errors.Is(err, errors.ErrUnsupported) {
+			t.Skipf("the store deletes no key (offline only): %v", err)
+		}
+		if err != nil {
 			t.Fatalf("Delete(%q): %v", key, err)
 		}
 	}

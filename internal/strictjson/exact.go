@@ -1,0 +1,161 @@
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// maxDepth is how deep DecodeExact follows nested objects and arrays: no request
+// of the API nests more than a few levels.
+const maxDepth = 64
+
+// DecodeExact decodes b, one JSON value, into v as Decode does, and also refuses
+// what encoding/json lets by: an object key that names a field of v only in another
+// case ({"KEY":…} for a field "key"), and a key given twice in one object, whose
+// last value encoding/json would silently keep. It is for requests, whose senders
+// must learn what they got wrong instead of being half understood.
+func DecodeExact(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := walk(d, reflect.TypeOf(v), "", 0); err != nil {
+		return err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return errors.New("text after the value")
+	}
+	return Decode(b, v)
+}
+
+// walk reads one value from d, checking its objects' keys against t, the type the
+// value is decoded into (nil: any keys, as of a map or an interface).
+func walk(d *json.Decoder, t reflect.Type, path string, depth int) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	if depth >= maxDepth {
+		return fmt.Errorf("%s: nested deeper than %d levels", where(path), maxDepth)
+	}
+	switch delim {
+	case '{':
+		var fields map[string]reflect.Type
+		var elem reflect.Type
+		if t != nil {
+			switch t.Kind() {
+			case reflect.Struct:
+				fields = fieldsOf(t)
+			case reflect.Map:
+				elem = t.Elem()
+			}
+		}
+		seen := map[string]bool{}
+		for d.More() {
+			tok, err := d.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			if seen[key] {
+				return fmt.Errorf("%s: the key %q is given twice", where(path), key)
+			}
+			seen[key] = true
+			ft := elem
+			if fields != nil {
+				var ok bool
+				if ft, ok = fields[key]; !ok {
+					return unknownField(fields, path, key)
+				}
+			}
+			if err := walk(d, ft, path+"."+key, depth+1); err != nil {
+				return err
+			}
+		}
+	case '[':
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for i := 0; d.More(); i++ {
+			if err := walk(d, elem, fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = d.Token() // the closing delimiter
+	return err
+}
+
+func where(path string) string {
+	if path == "" {
+		return "the body"
+	}
+	return strings.TrimPrefix(path, ".")
+}
+
+// unknownField is the error of a key that names no field, saying which field it
+// names in another case, if one.
+func unknownField(fields map[string]reflect.Type, path, key string) error {
+	for name := range fields {
+		if strings.EqualFold(name, key) {
+			return fmt.Errorf("%s: unknown field %q; did you mean %q? (field names match exactly)", where(path), key, name)
+		}
+	}
+	return fmt.Errorf("%s: unknown field %q", where(path), key)
+}
+
+// fields caches fieldsOf.
+var fields sync.Map // reflect.Type → map[string]reflect.Type
+
+// fieldsOf returns the JSON names of struct type t's fields, with their types, as
+// encoding/json names them: the json tag's name, else the Go name; an embedded
+// struct without a name lends its fields.
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fields.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		if f.Anonymous && name == "" {
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range fieldsOf(ft) {
+					if _, ok := out[k]; !ok {
+						out[k] = v
+					}
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = ft
+	}
+	fields.Store(t, out)
+	return out
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"fmt"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cosid-go/cosid/internal/wire"
+)
+
+// IsLoopback reports whether addr ("host:port", or a host) listens on a loopback
+// address only: 127.0.0.0/8, ::1 or localhost. An empty host (":8686") is every
+// address, not loopback.
+func IsLoopback(addr string) bool {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	return loopbackHost(host)
+}
+
+// loopbackHost reports whether host names a loopback address.
+func loopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// hostGuard answers only requests whose Host header names a loopback address, or
+// one of the server's allowed hosts: the handler of a server bound to loopback. A
+// page of evil.example whose name resolves to 127.0.0.1 sends Host: evil.example.
+type hostGuard struct{ s *Server }
+
+func (g *hostGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if !loopbackHost(host) && !g.allowed(host) {
+		w.Header()["Cache-Control"] = noStore
+		writeError(w, http.StatusForbidden, wire.CodeForbidden, fmt.Sprintf(
+			"this server listens on a loopback address and answers only a loopback Host, not %q; add it to serve.allowed-hosts to answer it", r.Host))
+		return
+	}
+	g.s.ServeHTTP(w, r)
+}
+
+func (g *hostGuard) allowed(host string) bool {
+	for _, h := range g.s.hosts {
+		if strings.EqualFold(h, host) || strings.EqualFold(h, strings.Trim(host, "[]")) {
+			return true
+		}
+	}
+	return false
+}
+
+// handshakeEvery is how often the error log writes a TLS handshake error at most:
+// anyone can make one, so that they do not flood the log.
+const handshakeEvery = 10 * time.Second
+
+// newErrorLog returns the error log of an http.Server: its lines go to logger as
+// warnings, its TLS handshake errors at most one every handshakeEvery, with how
+// many were left out.
+func newErrorLog(logger *slog.Logger, now func() time.Time) *log.Logger {
+	return log.New(&errorWriter{logger: logger, now: now}, "", 0)
+}
+
+type errorWriter struct {
+	logger *slog.Logger
+	now    func() time.Time
+
+	mu      sync.Mutex
+	last    time.Time // when the last handshake error was written
+	dropped int       // handshake errors left out since
+}
+
+func (e *errorWriter) Write(p []byte) (int, error) {
+	msg := strings.TrimSuffix(string(p), "\n")
+	if !strings.Contains(msg, "TLS handshake error") {
+		e.logger.Warn(msg)
+		return len(p), nil
+	}
+	e.mu.Lock()
+	now := e.now()
+	if !e.last.IsZero() && now.Sub(e.last) < handshakeEvery {
+		e.dropped++
+		e.mu.Unlock()
+		return len(p), nil
+	}
+	dropped := e.dropped
+	e.last, e.dropped = now, 0
+	e.mu.Unlock()
+	e.logger.Warn(msg, "left-out", dropped, "every", handshakeEvery.String())
+	return len(p), nil
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/cosid-go/cosid/internal/strictjson"
+	"github.com/cosid-go/cosid/internal/wire"
+)
+
+// decodeBody decodes the JSON body of r into v: Content-Type application/json (a
+// web page cannot send that cross-site without a preflight, which this server never
+// answers), one object, no unknown fields, field names exactly as the API spells
+// them, no key twice.
+func decodeBody(r *http.Request, v any) error {
+	if err := checkJSONType(r.Header.Get("Content-Type")); err != nil {
+		return err
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return err
+		}
+		return badRequest("reading the body: %v", err)
+	}
+	if err := strictjson.DecodeExact(b, v); err != nil {
+		return badRequest("the body is not the JSON this route takes: %v", err)
+	}
+	return nil
+}
+
+// checkJSONType refuses a Content-Type that is not application/json, parameters
+// (charset=utf-8) aside: 415, saying what to send.
+func checkJSONType(ct string) error {
+	if ct == "" {
+		return &apiError{http.StatusUnsupportedMediaType, wire.CodeUnsupportedMedia,
+			"the Content-Type header is missing: want Content-Type: application/json"}
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return &apiError{http.StatusUnsupportedMediaType, wire.CodeUnsupportedMedia,
+			fmt.Sprintf("the Content-Type header is %q: want application/json", ct)}
+	}
+	return nil
+}
+
+// checkQuery refuses a query that url.ParseQuery would read otherwise than its
+// sender meant: a ';' (ParseQuery drops the pair), a pair that does not unescape,
+// or a parameter given twice (one of them would be ignored).
+func checkQuery(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	if strings.IndexByte(raw, ';') >= 0 {
+		return badRequest("the query has a ';': separate parameters with '&'")
+	}
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		return badRequest("the query: %v", err)
+	}
+	for k, v := range values {
+		if len(v) > 1 {
+			return badRequest("the query parameter %q is given %d times: give it once", k, len(v))
+		}
+	}
+	return nil
+}

@@ -85,7 +85,7 @@ func (c Config) check() ([]*plan, error) {
 		if _, ok := store.Lookup(c.Stores[name].Type); !ok {
 			return nil, configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
 		}
-		st, err := checkStore(name, c.Stores[name])
+		st, err := checkStore(name, c.Stores[name], c.Dir)
 		if err != nil {
 			return nil, err
 		}

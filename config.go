@@ -315,3 +315,11 @@ func quotedList(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// plural is n and noun, with an s unless n is 1: "1 machine bit", "10 machine bits".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -105,6 +105,7 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 		cfg.prefix = *p
 	}
 	cfg.volatile = c.Options.AllowVolatile
+	cfg.settings = spec.Path
 	uo := &redis.UniversalOptions{
 		Addrs:                 addrs,
 		IsClusterMode:         len(c.Addrs) > 0,

@@ -117,6 +117,8 @@ func TestLoad_FileSettingsAreReadFromTheConfigDir(t *testing.T) {
 			map[string]string{"tls/ca.pem": ca}},
 		{"EtcdCertAndKeyFiles", "{type: etcd, endpoints: ['127.0.0.1:1'], tls: {cert-file: tls/c.pem, key-file: tls/k.pem}}", "cert-file",
 			map[string]string{"tls/c.pem": cert, "tls/k.pem": key}},
+		{"MongoDBURITLSCAFile", "{type: mongodb, uri: 'mongodb://127.0.0.1:1/?tls=true&tlsCAFile=tls/ca.pem', database: d}", "uri",
+			map[string]string{"tls/ca.pem": ca}},
 		{"HTTPTokenFile", "{type: http, url: 'http://127.0.0.1:1', token-file: secret/token}", "token-file",
 			map[string]string{"secret/token": "t0ken\n"}},
 	} {

@@ -202,3 +202,26 @@ func FuzzWithPassword(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResolveSQLite checks that a relative SQLite file name, as a plain name and as
+// a file: URI, resolves to the file of that name in the configuration's directory,
+// whatever characters the directory holds, as sqliteCreates (which reads a DSN as
+// the driver does) sees it.
+func FuzzResolveSQLite(f *testing.F) {
+	f.Add("ids.db", "/etc/cosid")
+	f.Add("data/ids.db", "/srv/a b/100%?#")
+	f.Add("../x.db", "/")
+	f.Fuzz(func(t *testing.T, name, dir string) {
+		if name == "" || strings.ContainsAny(name, "?#%\x00") || strings.HasPrefix(name, ":memory:") || strings.HasPrefix(name, "file:") ||
+			filepath.IsAbs(name) || !filepath.IsAbs(dir) || strings.ContainsAny(dir, "\x00") {
+			return
+		}
+		want := filepath.Join(dir, name)
+		for _, dsn := range []string{name, "file:" + name} {
+			got, ok := sqliteCreates(resolveSQLite(dsn, dir))
+			if !ok || got != want {
+				t.Fatalf("resolveSQLite(%q, %q) = %q, which names %q (%v), want %q", dsn, dir, resolveSQLite(dsn, dir), got, ok, want)
+			}
+		}
+	})
+}

@@ -29,7 +29,10 @@ func resolveSQLite(dsn, dir string) string {
 		if name == "" || strings.HasPrefix(name, "/") || strings.HasPrefix(name, ":memory:") || uriParam(tail, "mode") == "memory" {
 			return dsn
 		}
-		return "file:" + uriEscape(filepath.ToSlash(dir)) + "/" + name + tail
+		// Cleaned and without its trailing "/", the directory never makes the URI
+		// start with "//", an authority: "/" and "x" make file:/x.
+		base := strings.TrimSuffix(uriEscape(filepath.ToSlash(filepath.Clean(dir))), "/")
+		return "file:" + base + "/" + name + tail
 	}
 	name, query, hasQuery := strings.Cut(dsn, "?")
 	if filepath.IsAbs(name) {

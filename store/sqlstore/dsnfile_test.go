@@ -26,6 +26,8 @@ func TestResolveSQLite(t *testing.T) {
 		{"file:ids.db", "/etc/cosid", "file:/etc/cosid/ids.db"},
 		{"file:ids.db?mode=rwc&cache=shared", "/srv/a b", "file:/srv/a b/ids.db?mode=rwc&cache=shared"},
 		{"file:ids.db", "/srv/100%?#x", "file:/srv/100%25%3F%23x/ids.db"},
+		{"file:ids.db", "/", "file:/ids.db"},
+		{"file:ids.db", "//srv//x/", "file:/srv/x/ids.db"},
 		{"ids.db", "/srv/what?", "file:/srv/what%3F/ids.db"},
 		{"/var/lib/ids.db", "/etc/cosid", "/var/lib/ids.db"},
 		{"file:/var/lib/ids.db", "/etc/cosid", "file:/var/lib/ids.db"},

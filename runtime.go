@@ -198,7 +198,8 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 }
 
 // Store returns the store name, opening it when it is not open yet. A store that
-// cannot be opened now gives an error wrapping ErrUnavailable and the cause; a later
+// cannot be opened now gives an error wrapping ErrUnavailable and the cause (or
+// ErrNotSetUp, when it answered but lacks its tables); a later
 // call tries again (after a backoff of 100ms, doubling up to 5s, while it keeps
 // failing). The store is also a store.SlotLeaseStore where its type leases slots.
 // The Runtime closes it: callers do not.

@@ -140,7 +140,7 @@ func withPassword(driver, dsn, password string) (string, error) {
 			return urlPassword(dsn, password)
 		}
 		if strings.HasPrefix(dsn, "odbc:") {
-			return "", errors.New("password-file takes a DSN of the URL form sqlserver://user@host?database=db or the key=value; form, not odbc:")
+			return "", errors.New("password-file takes a DSN of the URL form sqlserver://user@host?database=db or the key=value; form; an odbc: DSN is not supported")
 		}
 		for part := range strings.SplitSeq(dsn, ";") {
 			if k, _, ok := strings.Cut(part, "="); ok && (strings.EqualFold(strings.TrimSpace(k), "password") || strings.EqualFold(strings.TrimSpace(k), "pwd")) {

@@ -63,16 +63,17 @@ func (rt *Runtime) build(ctx context.Context, p *plan) (*parts, error) {
 
 // openStore opens the store name of sc. Its settings were checked at Open, so its
 // errors are about reaching the store.
-func openStore(ctx context.Context, name string, sc StoreConfig, logger *slog.Logger) (*storeBox, error) {
-	st, err := openSpec(ctx, name, sc, logger)
+func openStore(ctx context.Context, name string, sc StoreConfig, dir string, logger *slog.Logger) (*storeBox, error) {
+	st, err := openSpec(ctx, name, sc, dir, logger)
 	if err != nil {
 		return nil, err
 	}
 	return &storeBox{st: st}, nil
 }
 
-// openSpec calls the opener of sc's type.
-func openSpec(ctx context.Context, name string, sc StoreConfig, logger *slog.Logger) (store.RangeStore, error) {
+// openSpec calls the opener of sc's type. dir is the directory its relative file
+// names are read from (Config.Dir).
+func openSpec(ctx context.Context, name string, sc StoreConfig, dir string, logger *slog.Logger) (store.RangeStore, error) {
 	path := "cosid.stores." + name
 	open, ok := store.Lookup(sc.Type)
 	if !ok {
@@ -82,7 +83,7 @@ func openSpec(ctx context.Context, name string, sc StoreConfig, logger *slog.Log
 	if err != nil {
 		return nil, configErr(fmt.Errorf("%s: %w", path, err))
 	}
-	st, err := open(ctx, store.Spec{Name: name, Path: path, Logger: logger, Decode: func(v any) error {
+	st, err := open(ctx, store.Spec{Name: name, Path: path, Logger: logger, Dir: dir, Decode: func(v any) error {
 		return decodeStrict(node, path, v)
 	}})
 	if err != nil && !strings.Contains(err.Error(), path) {
@@ -96,10 +97,10 @@ func openSpec(ctx context.Context, name string, sc StoreConfig, logger *slog.Log
 // do their I/O under ctx, so a bad setting is an error of its own and a good one
 // ends in context.Canceled. It returns the store when the opener needed no I/O (the
 // memory store), for the caller to inspect and close.
-func checkStore(name string, sc StoreConfig) (store.RangeStore, error) {
+func checkStore(name string, sc StoreConfig, dir string) (store.RangeStore, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	st, err := openSpec(ctx, name, sc, slog.New(slog.DiscardHandler))
+	st, err := openSpec(ctx, name, sc, dir, slog.New(slog.DiscardHandler))
 	switch {
 	case err == nil:
 		return st, nil

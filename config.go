@@ -3,6 +3,7 @@ package cosid
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -29,6 +30,12 @@ type Config struct {
 	Generators map[string]GeneratorConfig `yaml:"generators"`
 	// Serve is what `cosid serve` serves besides the generators.
 	Serve ServeConfig `yaml:"serve"`
+	// Dir is the directory that the stores read relative file names from: the
+	// SQLite dsn, dsn-file, password-file, token-file, the TLS files. ReadConfig sets
+	// it to the absolute directory of the file it read, so that a configuration means
+	// the same files whatever the working directory (a service manager starts in /).
+	// Empty means the working directory.
+	Dir string `yaml:"-"`
 }
 
 // ServeConfig is the cosid.serve section:
@@ -234,7 +241,9 @@ type rawConfig struct {
 	Serve      ServeConfig                `yaml:"serve"`
 }
 
-// ReadConfig reads and decodes the configuration file at path. Unknown keys and
+// ReadConfig reads and decodes the configuration file at path, and sets its Dir to
+// the file's directory: relative file names in the stores' settings are read from
+// there. Unknown keys and
 // values of the wrong kind are errors that wrap ErrConfig and name the file and the
 // YAML path; a file that cannot be read is an error of its own (fs.ErrNotExist, …).
 func ReadConfig(path string) (Config, error) {
@@ -246,6 +255,11 @@ func ReadConfig(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("cosid: %w: %s: %w", ErrConfig, path, err)
 	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("cosid: %s: %w", path, err)
+	}
+	cfg.Dir = filepath.Dir(abs)
 	return cfg, nil
 }
 
@@ -349,4 +363,12 @@ func quotedList(names []string) string {
 		return "(none)"
 	}
 	return strings.Join(names, ", ")
+}
+
+// plural is n and noun, with an s unless n is 1: "1 machine bit", "10 machine bits".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

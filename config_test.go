@@ -36,7 +36,7 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"NoCosidSection", "other: 1\n", "other: unknown key; want one of: cosid"},
 		{"CosidNull", "cosid:\n", "cosid: missing"},
 		{"CosidList", "cosid: [a]\n", "cosid: want a mapping"},
-		{"UnknownTopKey", "cosid: {namspace: x}\n", "cosid.namspace: unknown key; want one of: generators, namespace, serve, stores"},
+		{"UnknownTopKey", "cosid: {namspace: x}\n", "cosid.namspace: unknown key; did you mean namespace? want one of: generators, namespace, serve, stores"},
 		{"NamespaceTooLong", "cosid: {namespace: " + strings.Repeat("n", 256) + "}\n", "cosid.namespace: "},
 		{"NotYAML", "cosid: {a: [}\n", "yaml"},
 		{"StoreWithoutType", "cosid: {stores: {db: {dsn: x}}}\n", "cosid.stores.db.type: missing; want one of:"},
@@ -47,7 +47,7 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"GeneratorsList", "cosid:\n" + memStore + "  generators: [order]\n", "cosid.generators: want a mapping"},
 		{"MissingStrategy", gen("    order: {store: mem}\n"), "cosid.generators.order.strategy: missing; want one of: segment, periodic-segment, snowflake"},
 		{"UnknownStrategy", gen("    order: {strategy: segmnet, store: mem}\n"), `cosid.generators.order.strategy: unknown strategy "segmnet"; want one of: segment, periodic-segment, snowflake`},
-		{"UnknownGeneratorKey", gen("    order: {strategy: segment, store: mem, stpe: 10}\n"), "cosid.generators.order.stpe: unknown key; want one of: codec, epoch,"},
+		{"UnknownGeneratorKey", gen("    order: {strategy: segment, store: mem, stpe: 10}\n"), "cosid.generators.order.stpe: unknown key; did you mean step? want one of: codec, epoch,"},
 		{"DuplicateGenerator", gen("    order: {strategy: segment, store: mem}\n    order: {strategy: segment, store: mem}\n"), "cosid.generators.order: defined twice"},
 		{"MissingStore", gen("    order: {strategy: segment}\n"), "cosid.generators.order.store: missing; want one of the configured stores: mem"},
 		{"UnknownStore", gen("    order: {strategy: segment, store: db}\n"), `cosid.generators.order.store: no store "db"; want one of: mem`},
@@ -70,7 +70,7 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"ZoneUnknown", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: Asia/Shanghia}\n"), `cosid.generators.bill.zone: "Asia/Shanghia" is not a known time zone`},
 		{"PrewarmNegative", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, prewarm: -1m}\n"), "cosid.generators.bill.prewarm: prewarm is -1m0s, want ≥ 0"},
 		{"CodecTwoKinds", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radix: {radix: 62}, prefix: {value: A}}]\n"), "cosid.generators.order.codec[0]: want exactly one item"},
-		{"CodecUnknownKind", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radx: {radix: 62}}]\n"), "cosid.generators.order.codec[0].radx: unknown key; want one of: date-prefix, friendly, period, prefix, radix, suffix, to-string"},
+		{"CodecUnknownKind", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radx: {radix: 62}}]\n"), "cosid.generators.order.codec[0].radx: unknown key; did you mean radix? want one of: date-prefix, friendly, period, prefix, radix, suffix, to-string"},
 		{"CodecRadixTooBig", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radix: {radix: 63}}]\n"), "cosid.generators.order.codec[0].radix.radix: 63 is not in 2–62"},
 		{"CodecWidthNotANumber", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radix: {radix: 10, width: six}}]\n"), `cosid.generators.order.codec[0].radix.width: "six" is not an integer`},
 		{"CodecDatePrefixOnSegment", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{date-prefix: {delimiter: '-'}}]\n"), "cosid.generators.order.codec[0].date-prefix"},
@@ -129,7 +129,7 @@ cosid:
 func TestConfig_SQLStoreErrorsNameThePath(t *testing.T) {
 	t.Chdir(t.TempDir())
 	tests := []struct{ store, want string }{
-		{"{type: sql, dirver: sqlite, dsn: x.db}", "cosid.stores.db.dirver: unknown key; want one of: driver, dsn, options, timeout"},
+		{"{type: sql, dirver: sqlite, dsn: x.db}", "cosid.stores.db.dirver: unknown key; did you mean driver? want one of: driver, dsn, dsn-file, options, password-file, timeout"},
 		{"{type: sql, driver: sqlite, dsn: x.db, timeout: soon}", `cosid.stores.db.timeout: "soon" is not a duration`},
 		{"{type: sql, driver: oracle, dsn: x}", "cosid.stores.db.driver:"},
 		{"{type: sql, dsn: x.db}", "cosid.stores.db.driver: invalid argument: missing; want one of pgx, mysql, sqlserver, sqlite"},
@@ -150,7 +150,7 @@ func TestConfig_ServeNamesALeaseStore(t *testing.T) {
 	tests := []struct{ name, serve, want string }{
 		{"Ok", "{store: mem}", ""},
 		{"NoStore", "{store: db}", `cosid.serve.store: no store "db"; want one of: mem`},
-		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; want one of: allowed-hosts, cosid4x, limits, max-connections, store, tokens"},
+		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; did you mean store? want one of: allowed-hosts, cosid4x, limits, max-connections, store, tokens"},
 		{"NotAMapping", "mem", "cosid.serve: want a mapping"},
 		{"Cosid4xAndLimits", "{store: mem, cosid4x: true, limits: {max-reserve: 5, max-slots: 1024, max-lease-ttl: 1m}}", ""},
 		{"Cosid4xWithoutStore", "{cosid4x: true}", "cosid.serve.cosid4x: the 4.x API serves the store of cosid.serve.store"},

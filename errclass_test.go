@@ -2,16 +2,21 @@ package cosid_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
 // TestErrors_StoreProblemsAreUnavailableNotConfig checks the two kinds of failure: a
@@ -70,5 +75,72 @@ func TestErrors_StoreProblemsAreUnavailableNotConfig(t *testing.T) {
 				t.Errorf("Next: %v; want it to wrap store.ErrNoFreeSlot", err)
 			}
 		})
+	}
+}
+
+// TestErrors_OneErrUnavailable checks issue 19's one sentinel: the outage errors of
+// the generator packages match cosid.ErrUnavailable and store.ErrUnavailable, which
+// are one, and keep matching their own; ErrNotSetUp is no outage.
+func TestErrors_OneErrUnavailable(t *testing.T) {
+	if cosid.ErrUnavailable != store.ErrUnavailable || cosid.ErrNotSetUp != store.ErrNotSetUp {
+		t.Fatal("cosid's ErrUnavailable and ErrNotSetUp are not store's")
+	}
+	for _, tc := range []struct {
+		name   string
+		err    error
+		outage bool
+	}{
+		{"segment.ErrUnavailable", segment.ErrUnavailable, true},
+		{"snowflake.ErrLeaseLost", snowflake.ErrLeaseLost, true},
+		{"snowflake.ErrClockBackwards", snowflake.ErrClockBackwards, true},
+		{"store.ErrNotSetUp", store.ErrNotSetUp, false},
+		{"segment.ErrClosed", segment.ErrClosed, false},
+		{"snowflake.ErrClosed", snowflake.ErrClosed, false},
+	} {
+		wrapped := fmt.Errorf("generator %q: %w", "x", tc.err)
+		if got := errors.Is(wrapped, cosid.ErrUnavailable); got != tc.outage {
+			t.Errorf("errors.Is(%s, cosid.ErrUnavailable) = %v, want %v", tc.name, got, tc.outage)
+		}
+		if !errors.Is(wrapped, tc.err) {
+			t.Errorf("errors.Is(wrapped %s, itself) = false", tc.name)
+		}
+	}
+}
+
+// TestErrors_MissingTablesAreNotSetUpNotUnavailable checks issue 19's missing table:
+// a database without CosId's tables, and initSchema off, answers ErrNotSetUp (a
+// setup error that says what to run), not ErrUnavailable, also on the calls within
+// the retry backoff; once the tables exist the generator works without a restart.
+func TestErrors_MissingTablesAreNotSetUpNotUnavailable(t *testing.T) {
+	dir := t.TempDir()
+	dsn := filepath.Join(dir, "bare.db")
+	clock := &fakeClock{now: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
+	cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores:\n    db: {type: sql, driver: sqlite, dsn: " + dsn + "}\n" +
+		"  generators:\n    order: {strategy: segment, store: db}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	for _, call := range []string{"first", "within the backoff"} {
+		_, err := rt.Next("order")
+		if !errors.Is(err, cosid.ErrNotSetUp) || errors.Is(err, cosid.ErrUnavailable) || errors.Is(err, cosid.ErrConfig) {
+			t.Fatalf("%s Next without tables: %v; want ErrNotSetUp, neither ErrUnavailable nor ErrConfig", call, err)
+		}
+		if !strings.Contains(err.Error(), "options: { initSchema: true } in cosid.stores.db") || !strings.Contains(err.Error(), "cosid schema --dialect sqlite") {
+			t.Errorf("%s Next without tables: %v; want it to name the setting and the script", call, err)
+		}
+	}
+	st, err := sqlstore.Open("sqlite", dsn, 5*time.Second, sqlstore.WithInitSchema(true), sqlstore.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	clock.Add(time.Minute)
+	if id, err := rt.Next("order"); err != nil || id != "1" {
+		t.Fatalf("Next once the tables exist = %q, %v; want 1", id, err)
 	}
 }

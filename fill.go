@@ -12,7 +12,7 @@ import (
 // generator. It fills the fields of embedded structs too, and of embedded pointers
 // to structs, which it allocates when they are nil and hold a tagged field. Fill
 // checks every tagged field before it takes any id, so a wrong field costs no id;
-// the error names the field.
+// the error names the field. A field tagged `cosid:"-"` is skipped.
 //
 //	type Order struct {
 //		ID     int64  `cosid:"order"`
@@ -92,7 +92,7 @@ func (rt *Runtime) collect(typ reflect.Type, v reflect.Value, path []int, prefix
 			}
 		}
 		name, ok := f.Tag.Lookup("cosid")
-		if !ok {
+		if !ok || name == "-" { // `cosid:"-"` skips the field, as `json:"-"` does
 			continue
 		}
 		if !f.IsExported() {

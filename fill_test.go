@@ -65,3 +65,22 @@ func TestRuntime_FillRefusesBadEmbeddedFields(t *testing.T) {
 		t.Errorf("the next bill is %s: a refused Fill took ids", text)
 	}
 }
+
+// TestRuntime_FillSkipsDashTag checks issue 19: a field tagged `cosid:"-"` is left
+// alone, whatever its type, as `json:"-"` is, not read as a generator named "-".
+func TestRuntime_FillSkipsDashTag(t *testing.T) {
+	rt := mustOpen(t, memConfig)
+	type row struct {
+		ID      int64   `cosid:"order"`
+		Cached  int64   `cosid:"-"`
+		Comment string  `cosid:"-"`
+		Weight  float64 `cosid:"-"`
+	}
+	var v row
+	if err := rt.Fill(t.Context(), &v); err != nil {
+		t.Fatalf("Fill: %v", err)
+	}
+	if v.ID != 1 || v.Cached != 0 || v.Comment != "" {
+		t.Errorf("Fill = %+v; want ID 1 and the fields tagged - untouched", v)
+	}
+}

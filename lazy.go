@@ -90,7 +90,7 @@ func (l *lazy[T]) get(ctx context.Context) (*T, error) {
 		l.lastErr = err
 		l.backoff = min(max(2*l.backoff, minRetry), maxRetry)
 		l.retryAt = now.Add(l.backoff)
-		if errors.Is(err, ErrConfig) || errors.Is(err, ErrUnavailable) {
+		if errors.Is(err, ErrConfig) || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrNotSetUp) {
 			return nil, fmt.Errorf("%s: %w", l.what, err)
 		}
 		return nil, l.unavailable(err)
@@ -113,8 +113,13 @@ func (l *lazy[T]) retryErrLocked(now time.Time) error {
 	if l.fails == 1 {
 		failures = "failure"
 	}
-	return l.unavailable(fmt.Errorf("retrying in %v (%d %s since %s): %w",
-		l.retryAt.Sub(now).Round(time.Millisecond), l.fails, failures, l.since.Format(time.TimeOnly), l.lastErr))
+	err := fmt.Errorf("retrying in %v (%d %s since %s): %w",
+		l.retryAt.Sub(now).Round(time.Millisecond), l.fails, failures, l.since.Format(time.TimeOnly), l.lastErr)
+	if errors.Is(l.lastErr, ErrNotSetUp) {
+		// Not an outage: the store answered, and waiting does not set it up.
+		return fmt.Errorf("%s: %w", l.what, err)
+	}
+	return l.unavailable(err)
 }
 
 // reset drops v, when it is still the value, so that the next get opens a new one;

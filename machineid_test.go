@@ -56,3 +56,19 @@ func TestConfig_MachineIDFromHostname(t *testing.T) {
 		t.Errorf("machine-id: from-host: %v", err)
 	}
 }
+
+// TestConfig_MachineBitsPlural checks the count words of the machine-id and slots
+// errors: one machine bit, two machine bits.
+func TestConfig_MachineBitsPlural(t *testing.T) {
+	tests := []struct{ gen, want string }{
+		{"{strategy: snowflake, machine-id: 2, machine-bits: 1, timestamp-bits: 50}", "is not in 0–1, the machines of 1 machine bit"},
+		{"{strategy: snowflake, machine-id: 4, machine-bits: 2, timestamp-bits: 49}", "is not in 0–3, the machines of 2 machine bits"},
+		{"{strategy: snowflake, store: m, slots: 3, machine-bits: 1, timestamp-bits: 50}", "is not in 1–2, the machines of 1 machine bit"},
+	}
+	for _, tc := range tests {
+		_, err := openYAML(t, "cosid:\n  stores: {m: {type: memory}}\n  generators:\n    ev: "+tc.gen+"\n")
+		if err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error ending %q", tc.gen, err, tc.want)
+		}
+	}
+}

@@ -85,7 +85,7 @@ func (c Config) check() ([]*plan, error) {
 		if _, ok := store.Lookup(c.Stores[name].Type); !ok {
 			return nil, configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
 		}
-		st, err := checkStore(name, c.Stores[name])
+		st, err := checkStore(name, c.Stores[name], c.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +303,7 @@ func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig)
 			if *gc.MachineID == MachineIDFromHostname {
 				from = " (the host name's ordinal)"
 			}
-			return p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %d machine bits", id, from, limit-1, p.layout.MachineBits)
+			return p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %s", id, from, limit-1, plural(p.layout.MachineBits, "machine bit"))
 		}
 		p.machineID = &id
 		return nil
@@ -328,7 +328,7 @@ func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig)
 	p.snowOpts = append(p.snowOpts, snowflake.WithNamespace(p.key))
 	if gc.Slots != nil {
 		if limit := 1 << p.layout.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
-			return p.errorf("slots", "%d is not in 1–%d, the machines of %d machine bits", *gc.Slots, limit, p.layout.MachineBits)
+			return p.errorf("slots", "%d is not in 1–%d, the machines of %s", *gc.Slots, limit, plural(p.layout.MachineBits, "machine bit"))
 		}
 		p.snowOpts = append(p.snowOpts, snowflake.WithLimit(*gc.Slots))
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/store"
 )
 
 // switchProxy forwards loopback connections to a server while it is up; while it is
@@ -125,5 +127,66 @@ cosid:
 	}
 	if _, err := rt.Next("event"); err != nil {
 		t.Fatalf("Next(event) once the database is back: %v", err)
+	}
+}
+
+// TestRuntime_TypedSegmentStoreDown_MatchesErrUnavailable checks issue 19's two
+// ErrUnavailables: the README's typed path, rt.Segment then g.Next, with its
+// PostgreSQL down (a proxy that refuses connections), fails with an error that
+// matches cosid.ErrUnavailable (and segment.ErrUnavailable, as before), and works
+// again once the database is back.
+func TestRuntime_TypedSegmentStoreDown_MatchesErrUnavailable(t *testing.T) {
+	u, err := url.Parse(testenv.Server(t, testenv.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newSwitchProxy(t, u.Host)
+	proxy.set(true)
+	u.Host = proxy.ln.Addr().String()
+	ns := "rt-typed-" + rand.Text()[:10]
+	cfg, err := cosid.ParseConfig([]byte(`
+cosid:
+  namespace: ` + ns + `
+  stores:
+    pg: { type: sql, driver: pgx, dsn: '` + u.String() + `', timeout: 1s, options: { initSchema: true } }
+  generators:
+    order: { strategy: segment, store: pg, step: 5, lookahead: 0s, reserve-timeout: 2s }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	order, err := rt.Segment("order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := order.Next(); err != nil {
+		t.Fatalf("Next while the database is up: %v", err)
+	}
+	proxy.set(false)
+	var downErr error
+	for range 20 { // the rest of the range, then the store's refusal
+		if _, downErr = order.Next(); downErr != nil {
+			break
+		}
+	}
+	if !errors.Is(downErr, cosid.ErrUnavailable) || !errors.Is(downErr, segment.ErrUnavailable) || !errors.Is(downErr, store.ErrUnavailable) {
+		t.Fatalf("order.Next() with the database down = %v; want an error matching cosid.ErrUnavailable, segment.ErrUnavailable and store.ErrUnavailable", downErr)
+	}
+	proxy.set(true)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := order.Next()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, cosid.ErrUnavailable) || time.Now().After(deadline) {
+			t.Fatalf("order.Next() once the database is back: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond) // sleep-ok: paces retries against the real database coming back
 	}
 }

@@ -41,7 +41,20 @@ var ErrConfig = errors.New("invalid configuration")
 // answer in time. The error also wraps the cause and names the store or generator.
 // It is never a configuration error: the runtime tries again on later calls and
 // works once the store is back, without a restart.
-var ErrUnavailable = errors.New("unavailable")
+//
+// It is store.ErrUnavailable, which segment.ErrUnavailable and the snowflake
+// package's ErrLeaseLost and ErrClockBackwards also match: the error of a generator
+// taken with Segment, Periodic or Snowflake, whose Next fails because its store
+// cannot be used, matches it too.
+var ErrUnavailable = store.ErrUnavailable
+
+// ErrNotSetUp is wrapped by the error of a store that was reached but is not set up:
+// an SQL database without CosId's tables, when the store may not create them
+// (options: { initSchema: true }). The message says what to run. It does not match
+// ErrUnavailable, since waiting does not help: an operator must act. The runtime
+// still tries again on later calls, with the backoff of Store, so that it works
+// once the tables exist, without a restart. It is store.ErrNotSetUp.
+var ErrNotSetUp = store.ErrNotSetUp
 
 // ErrUnknownGenerator means no generator of that name, or of that kind, is configured.
 var ErrUnknownGenerator = errors.New("unknown generator")
@@ -131,8 +144,8 @@ func Load(ctx context.Context, path string, opts ...Option) (*Runtime, error) {
 }
 
 // DefaultConfig returns the embedded default: namespace cosid and one store,
-// "default", a SQLite file cosid.db in the working directory, created on first use.
-// It configures no generators; callers add theirs.
+// "default", a SQLite file cosid.db in the working directory (its Dir is empty),
+// created on first use. It configures no generators; callers add theirs.
 func DefaultConfig() Config {
 	return Config{
 		Namespace: DefaultNamespace,
@@ -171,7 +184,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	for name, sc := range cfg.Stores {
 		rt.stores[name] = &lazy[storeBox]{
 			what: fmt.Sprintf("store %q", name), now: o.now,
-			open:  func(ctx context.Context) (*storeBox, error) { return openStore(ctx, name, sc, o.logger) },
+			open:  func(ctx context.Context) (*storeBox, error) { return openStore(ctx, name, sc, cfg.Dir, o.logger) },
 			close: func(b *storeBox) error { return b.st.Close() },
 		}
 	}
@@ -185,7 +198,8 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 }
 
 // Store returns the store name, opening it when it is not open yet. A store that
-// cannot be opened now gives an error wrapping ErrUnavailable and the cause; a later
+// cannot be opened now gives an error wrapping ErrUnavailable and the cause (or
+// ErrNotSetUp, when it answered but lacks its tables); a later
 // call tries again (after a backoff of 100ms, doubling up to 5s, while it keeps
 // failing). The store is also a store.SlotLeaseStore where its type leases slots.
 // The Runtime closes it: callers do not.
@@ -293,7 +307,7 @@ func (g *generator) failed(p *parts, err error) error {
 			g.rt.o.logger.Warn("cosid: closing a generator that lost its lease", "generator", g.plan.name, "error", cerr)
 		}
 		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
-	case errors.Is(err, segment.ErrUnavailable), errors.Is(err, snowflake.ErrClockBackwards):
+	case errors.Is(err, ErrUnavailable): // segment.ErrUnavailable, snowflake.ErrClockBackwards
 		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
 	}
 	return fmt.Errorf("generator %q: %w", g.plan.name, err)

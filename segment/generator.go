@@ -23,8 +23,9 @@ import (
 var (
 	// ErrUnavailable means no id could be had: the store failed, is backing off after
 	// a failure, or did not answer within BatchPolicy.ReserveTimeout. The error also
-	// wraps the store's error where there is one.
-	ErrUnavailable = errors.New("no range available")
+	// wraps the store's error where there is one. It matches store.ErrUnavailable
+	// (and so cosid.ErrUnavailable) with errors.Is.
+	ErrUnavailable = store.Sentinel("no range available", store.ErrUnavailable)
 	// ErrClosed means the generator was closed.
 	ErrClosed = errors.New("generator closed")
 )

@@ -61,11 +61,14 @@ import (
 var (
 	// ErrLeaseLost means the generator stopped because its slot lease was lost, or
 	// could not be renewed before the clock reached its ceiling. The error also
-	// wraps the store's error where there is one.
-	ErrLeaseLost = errors.New("slot lease lost")
+	// wraps the store's error where there is one. It matches store.ErrUnavailable
+	// (and so cosid.ErrUnavailable) with errors.Is: a new generator (New) leases a
+	// slot again once the store answers.
+	ErrLeaseLost = store.Sentinel("slot lease lost", store.ErrUnavailable)
 	// ErrClockBackwards means the clock is further behind the last id's time than
-	// the generator waits for.
-	ErrClockBackwards = errors.New("clock moved backwards")
+	// the generator waits for. It matches store.ErrUnavailable (and so
+	// cosid.ErrUnavailable) with errors.Is: a later call may succeed.
+	ErrClockBackwards = store.Sentinel("clock moved backwards", store.ErrUnavailable)
 	// ErrClockSkew means the clock is off the store's by more than the tolerance
 	// (WithTolerance): New refuses such a clock, and a generator whose clock gets
 	// ahead of the store's stops with an error wrapping both this and ErrLeaseLost.
@@ -179,11 +182,22 @@ func newGenerator(machine int, l Layout, opts []Option) (*Generator, error) {
 // NewFixed returns a generator of the given machine, for deployments that assign
 // machines by hand; nothing stops two instances from using one machine. Close stops
 // its clock goroutine.
+//
+// The Unit current at NewFixed is never stamped: the generator starts at the next
+// one, so its first Next waits for the rest of that Unit (up to a second with a
+// one-second Unit), unless it comes later. An earlier generator of the machine, such
+// as the last run of a one-shot command, may have stamped that Unit before it
+// stopped; without a store the new one cannot know, and a restart within the Unit
+// would otherwise repeat its ids. What this cannot catch is a clock set back across
+// a restart, below the Units the earlier generator stamped: only a leased slot (New)
+// carries the last time over, in its Floor.
 func NewFixed(machine int, l Layout, opts ...Option) (*Generator, error) {
 	g, err := newGenerator(machine, l, opts)
 	if err != nil {
 		return nil, err
 	}
+	_, tick := g.clock()
+	g.state.Store((tick+1)<<g.seqBits - 1) // tick with its sequence used up
 	g.start()
 	return g, nil
 }

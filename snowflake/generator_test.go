@@ -15,7 +15,7 @@ func TestNext_IDsIncreaseAndCarryMachineAndTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := testLayout()
 		g := newFixed(t, 5, l)
-		start := time.Now()
+		start := time.Now().Add(l.Unit) // NewFixed leaves the Unit it started in unstamped
 		ids := collect(t, g, 10)
 		checkIncreasing(t, ids)
 		for i, id := range ids {
@@ -58,7 +58,7 @@ func TestNext_SequenceUsedUpWaitsForTheNextUnit(t *testing.T) {
 		l := testLayout()
 		l.MachineBits, l.SequenceBits = 19, 3 // 8 ids a millisecond
 		g := newFixed(t, 1, l)
-		start := time.Now()
+		start := time.Now().Add(time.Millisecond) // NewFixed leaves the Unit it started in unstamped
 		for i := range 20 {
 			s := l.Parse(mustNext(t, g))
 			if want := start.Add(time.Duration(i/8) * time.Millisecond); !s.Time.Equal(want) || s.Sequence != i%8 {
@@ -75,7 +75,7 @@ func TestNext_NoSequenceBitsMakesOneIDAUnit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := snowflake.Layout{Epoch: testLayout().Epoch, Unit: time.Second, TimestampBits: 40, MachineBits: 4}
 		g := newFixed(t, 3, l)
-		start := time.Now()
+		start := time.Now().Add(time.Second) // NewFixed leaves the Unit it started in unstamped
 		ids := collect(t, g, 3)
 		checkIncreasing(t, ids)
 		if waited := time.Since(start); waited != 2*time.Second {
@@ -113,8 +113,8 @@ func TestNext_LayoutTimeRunsOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := snowflake.Layout{Epoch: time.Now().Add(-1000 * time.Millisecond), Unit: time.Millisecond, TimestampBits: 10, MachineBits: 2, SequenceBits: 3}
 		g := newFixed(t, 1, l)
-		mustNext(t, g)
-		settle(23 * time.Millisecond) // the last Unit, 1,023
+		mustNext(t, g)                // Unit 1,001: NewFixed leaves the Unit it started in unstamped
+		settle(22 * time.Millisecond) // the last Unit, 1,023
 		mustNext(t, g)
 		settle(time.Millisecond)
 		if _, err := g.Next(); !errors.Is(err, store.ErrExhausted) || !strings.Contains(err.Error(), "last time") {

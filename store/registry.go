@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -22,15 +24,78 @@ type Spec struct {
 	Decode func(v any) error
 	// Logger is for the store's own log lines; nil means slog.Default().
 	Logger *slog.Logger
+	// Dir is the directory that relative file names in the settings are read from:
+	// the configuration file's directory. Empty means the working directory, as for
+	// a configuration that was not read from a file.
+	Dir string
 }
 
+// File is a setting that names a file, such as password-file or a TLS file. A
+// relative name is read from the configuration file's directory (Spec.Dir), not the
+// working directory: DecodeSettings makes every File of v, however deep, absolute.
+// A store type gives each of its file settings this type, so that none can be read
+// from wherever the process happens to run.
+type File string
+
 // DecodeSettings decodes the entry's settings into v as Decode does, with an error
-// that also wraps ErrInvalidArgument, as an OpenFunc returns it.
+// that also wraps ErrInvalidArgument, as an OpenFunc returns it. It then resolves
+// every File field of v against Dir (see Spec.Resolve).
 func (s Spec) DecodeSettings(v any) error {
 	if err := s.Decode(v); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidArgument, err) // Decode names the path
 	}
+	s.resolveFiles(reflect.ValueOf(v))
 	return nil
+}
+
+// Resolve returns the file name name, as written in the settings, as the store must
+// open it: a relative name joined to Dir. An empty name, an absolute one, or any name
+// when Dir is empty is returned as it is. Settings that are not a File but may hold a
+// file name (the SQLite dsn) call it.
+func (s Spec) Resolve(name string) string {
+	if name == "" || s.Dir == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(s.Dir, name)
+}
+
+var fileType = reflect.TypeFor[File]()
+
+// resolveFiles sets every File reachable from v (through pointers, structs, slices,
+// arrays and maps) to Resolve of it.
+func (s Spec) resolveFiles(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			s.resolveFiles(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				s.resolveFiles(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			s.resolveFiles(v.Index(i))
+		}
+	case reflect.Map:
+		if v.Type().Elem() == fileType {
+			for _, k := range v.MapKeys() {
+				v.SetMapIndex(k, reflect.ValueOf(File(s.Resolve(string(v.MapIndex(k).Interface().(File))))))
+			}
+			return
+		}
+		for _, k := range v.MapKeys() {
+			if e := v.MapIndex(k); e.Kind() == reflect.Pointer {
+				s.resolveFiles(e)
+			}
+		}
+	case reflect.String:
+		if v.Type() == fileType && v.CanSet() {
+			v.SetString(s.Resolve(v.String()))
+		}
+	}
 }
 
 // Invalid returns the error of a setting that an OpenFunc refuses: field is its path

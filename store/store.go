@@ -74,7 +74,33 @@ var (
 	// ErrNamespaceConflict means a namespace was asked for with another limit or
 	// tolerance than the ones it was created with.
 	ErrNamespaceConflict = errors.New("namespace conflict")
+	// ErrUnavailable means a store cannot be used now: it is down, did not answer
+	// in time, refused the connection or password, or a generator on it has no id
+	// for now. It is the one sentinel of an outage: segment.ErrUnavailable, the
+	// snowflake package's ErrLeaseLost and ErrClockBackwards, and
+	// cosid.ErrUnavailable all match it with errors.Is. Calling again later may
+	// succeed without a restart.
+	ErrUnavailable = errors.New("unavailable")
+	// ErrNotSetUp means a store was reached but is not set up for CosId: its tables
+	// (or what else the store needs) are missing. It is no outage, so it does not
+	// match ErrUnavailable: an operator must act, and the message says what to run
+	// or which setting creates them.
+	ErrNotSetUp = errors.New("store not set up")
 )
+
+// Sentinel returns a sentinel error of its own, with the message msg, that also
+// matches parent with errors.Is: the way a package keeps a sentinel of its own, with
+// its own words, that is one of the store's. segment.ErrUnavailable is
+// Sentinel("no range available", ErrUnavailable).
+func Sentinel(msg string, parent error) error { return &sentinel{msg: msg, parent: parent} }
+
+type sentinel struct {
+	msg    string
+	parent error
+}
+
+func (e *sentinel) Error() string { return e.msg }
+func (e *sentinel) Unwrap() error { return e.parent }
 
 // MaxKeyLen is the longest key, in bytes, that every store accepts.
 const MaxKeyLen = 255

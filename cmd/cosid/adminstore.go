@@ -104,12 +104,13 @@ func (f *adminFlags) open(ctx context.Context, cmd *cobra.Command, logger *slog.
 	if err != nil {
 		return nil, cfg, err
 	}
-	a, err := openAdmin(ctx, name, cfg.Stores[name], logger)
+	a, err := openAdmin(ctx, name, cfg.Stores[name], cfg.Dir, logger)
 	return a, cfg, err
 }
 
-// openAdmin opens the store sc through the store registry, as the runtime would.
-func openAdmin(ctx context.Context, name string, sc cosid.StoreConfig, logger *slog.Logger) (store.Admin, error) {
+// openAdmin opens the store sc through the store registry, as the runtime would:
+// its relative file names are read from dir, the configuration's directory.
+func openAdmin(ctx context.Context, name string, sc cosid.StoreConfig, dir string, logger *slog.Logger) (store.Admin, error) {
 	path := "cosid.stores." + name
 	open, ok := store.Lookup(sc.Type)
 	if !ok {
@@ -121,7 +122,7 @@ func openAdmin(ctx context.Context, name string, sc cosid.StoreConfig, logger *s
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	st, err := open(ctx, store.Spec{Name: name, Path: path, Logger: logger, Decode: func(v any) error { return strictyaml.Decode(node, path, v) }})
+	st, err := open(ctx, store.Spec{Name: name, Path: path, Logger: logger, Dir: dir, Decode: func(v any) error { return strictyaml.Decode(node, path, v) }})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -164,6 +164,9 @@ func decodeStruct(n *yaml.Node, path string, v reflect.Value) error {
 			return Errorf(p[0], Join(path, p[0].Value), "unknown key; %s takes no settings", path)
 		}
 		if !ok {
+			if near, found := Closest(p[0].Value, names); found {
+				return Errorf(p[0], Join(path, p[0].Value), "unknown key; did you mean %s? want one of: %s", near, strings.Join(names, ", "))
+			}
 			return Errorf(p[0], Join(path, p[0].Value), "unknown key; want one of: %s", strings.Join(names, ", "))
 		}
 		if err := decode(p[1], Join(path, p[0].Value), v.Field(i)); err != nil {
@@ -279,4 +282,47 @@ func textUnmarshaler(v reflect.Value) (encoding.TextUnmarshaler, bool) {
 	}
 	u, ok := v.Addr().Interface().(encoding.TextUnmarshaler)
 	return u, ok
+}
+
+// Closest returns the name of names nearest to key, for a "did you mean": the one
+// with the fewest edits (inserted, deleted, replaced or swapped neighbouring
+// characters, case ignored), the first of names on a tie. found is false when even
+// that one is too far to be a slip: more than 2 edits, or a third of the key.
+func Closest(key string, names []string) (name string, found bool) {
+	best := -1
+	for _, n := range names {
+		d := editDistance(strings.ToLower(key), strings.ToLower(n))
+		if best < 0 || d < best {
+			best, name = d, n
+		}
+	}
+	limit := min(2, max(1, len([]rune(key))/3))
+	return name, best >= 0 && best <= limit
+}
+
+// editDistance is the optimal string alignment distance of a and b: the edits of
+// Levenshtein plus the swap of two neighbouring characters, each counted once.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	prev2 := make([]int, len(y)+1)
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(y)]
 }

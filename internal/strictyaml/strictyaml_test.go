@@ -64,8 +64,8 @@ ratio: 0.5
 
 func TestDecode_Errors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
-		{"UnknownKey", "cont: 1", "root.cont: unknown key; want one of: count, inner, items, named, ratio, raw, wait (line 1)"},
-		{"UnknownNestedKey", "inner: {flag: true, nam: x}", "root.inner.nam: unknown key; want one of: flag, name"},
+		{"UnknownKey", "cont: 1", "root.cont: unknown key; did you mean count? want one of: count, inner, items, named, ratio, raw, wait (line 1)"},
+		{"UnknownNestedKey", "inner: {flag: true, nam: x}", "root.inner.nam: unknown key; did you mean name? want one of: flag, name"},
 		{"DuplicateKey", "count: 1\ncount: 2", "root.count: defined twice (line 2)"},
 		{"NotAnInteger", "count: ten", `root.count: "ten" is not an integer`},
 		{"IntegerOverflow", "count: 99999999999999999999", "is not an integer"},
@@ -111,4 +111,32 @@ func FuzzDecode(f *testing.F) {
 		var s sample
 		_ = strictyaml.Decode(node, "root", &s) // must not panic
 	})
+}
+
+// TestClosest_SuggestsASlipNotAGuess checks the "did you mean" of an unknown key:
+// the nearest allowed key for a typo, a swap, a case or dash slip; nothing for a key
+// that is no slip of any.
+func TestClosest_SuggestsASlipNotAGuess(t *testing.T) {
+	keys := []string{"codec", "initial-offset", "initSchema", "lookahead", "max-batch", "step", "store", "strategy", "zone"}
+	tests := []struct{ key, want string }{
+		{"stpe", "step"},
+		{"strategi", "strategy"},
+		{"initschema", "initSchema"},
+		{"init-schema", "initSchema"},
+		{"lookahaed", "lookahead"},
+		{"maxbatch", "max-batch"},
+		{"zome", "zone"},
+		{"colour", ""},
+		{"x", ""},
+		{"period", ""},
+	}
+	for _, tc := range tests {
+		got, ok := strictyaml.Closest(tc.key, keys)
+		if !ok {
+			got = ""
+		}
+		if got != tc.want {
+			t.Errorf("Closest(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
 }

@@ -28,11 +28,11 @@ func init() { store.Register("etcd", openSpec) }
 //	options: { prefix: /cosid/ }
 //
 // tls: {} speaks TLS with the system's roots; without tls the client speaks plain
-// gRPC.
+// gRPC. Relative file names are read from the configuration file's directory.
 type specConfig struct {
 	Endpoints    []string      `yaml:"endpoints"`
 	Username     string        `yaml:"username"`
-	PasswordFile string        `yaml:"password-file"`
+	PasswordFile store.File    `yaml:"password-file"`
 	TLS          *tlsConfig    `yaml:"tls"`
 	Timeout      time.Duration `yaml:"timeout"`
 	Options      struct {
@@ -41,10 +41,10 @@ type specConfig struct {
 }
 
 type tlsConfig struct {
-	CAFile     string `yaml:"ca-file"`
-	CertFile   string `yaml:"cert-file"`
-	KeyFile    string `yaml:"key-file"`
-	ServerName string `yaml:"server-name"`
+	CAFile     store.File `yaml:"ca-file"`
+	CertFile   store.File `yaml:"cert-file"`
+	KeyFile    store.File `yaml:"key-file"`
+	ServerName string     `yaml:"server-name"`
 }
 
 // openSpec opens a store of type etcd on a client of its own, which the store's
@@ -84,7 +84,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	// at once, within the timeout: a wrong password fails here.
 	cfg := clientv3.Config{Endpoints: c.Endpoints, Username: c.Username, DialTimeout: timeout, Logger: zap.NewNop()}
 	if c.PasswordFile != "" {
-		b, err := os.ReadFile(c.PasswordFile)
+		b, err := os.ReadFile(string(c.PasswordFile))
 		if err != nil {
 			return nil, bad("password-file", "%v", err)
 		}
@@ -121,7 +121,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 func (t tlsConfig) config() (*tls.Config, string, error) {
 	c := &tls.Config{ServerName: t.ServerName, MinVersion: tls.VersionTLS12}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pem, err := os.ReadFile(string(t.CAFile))
 		if err != nil {
 			return nil, "ca-file", err
 		}
@@ -132,7 +132,7 @@ func (t tlsConfig) config() (*tls.Config, string, error) {
 	}
 	switch {
 	case t.CertFile != "" && t.KeyFile != "":
-		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		pair, err := tls.LoadX509KeyPair(string(t.CertFile), string(t.KeyFile))
 		if err != nil {
 			return nil, "cert-file", err
 		}

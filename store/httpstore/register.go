@@ -13,16 +13,17 @@ import (
 // settings are the configuration keys of type http.
 type settings struct {
 	URL       string        `yaml:"url"`
-	TokenFile string        `yaml:"token-file"`
+	TokenFile store.File    `yaml:"token-file"`
 	Timeout   time.Duration `yaml:"timeout"`
 }
 
 // The configuration type "http": url (required), token-file (a file holding the
-// bearer token) and timeout (default DefaultTimeout).
+// bearer token; a relative name is read from the configuration file's directory)
+// and timeout (default DefaultTimeout).
 func init() {
 	store.Register("http", func(_ context.Context, spec store.Spec) (store.RangeStore, error) {
 		var c settings
-		if err := spec.Decode(&c); err != nil {
+		if err := spec.DecodeSettings(&c); err != nil {
 			return nil, err
 		}
 		if c.URL == "" {
@@ -30,7 +31,7 @@ func init() {
 		}
 		var opts []Option
 		if c.TokenFile != "" {
-			data, err := os.ReadFile(c.TokenFile)
+			data, err := os.ReadFile(string(c.TokenFile))
 			if err != nil {
 				return nil, fmt.Errorf("%s.token-file: %w", spec.Path, err)
 			}

@@ -3,6 +3,7 @@ package mongostore
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -21,6 +22,9 @@ func init() { store.Register("mongodb", openSpec) }
 //	database: app
 //	timeout: 2s
 //	options: { weakWriteConcern: false }
+//
+// The files the URI names (tlsCAFile, tlsCertificateKeyFile), when relative, are
+// read from the configuration file's directory, as every file setting is.
 //
 // The URI's write concern (w=…) must be majority, or absent, unless
 // weakWriteConcern is true (see WithWeakWriteConcern); the store writes with
@@ -49,7 +53,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	if c.URI == "" {
 		return nil, bad("uri", "missing; want a MongoDB connection string such as mongodb://127.0.0.1:27017/")
 	}
-	co := options.Client().ApplyURI(c.URI)
+	co := options.Client().ApplyURI(uriFiles(c.URI, spec))
 	if err := co.Validate(); err != nil {
 		return nil, bad("uri", "not a MongoDB connection string (mongodb://host:port/?options): %v", err)
 	}
@@ -84,4 +88,33 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		return nil, fmt.Errorf("%s: %w", spec.Path, err)
 	}
 	return st, nil
+}
+
+// fileOptions are the connection string options that name a file, in lower case (the
+// driver reads option names in any case).
+var fileOptions = map[string]bool{
+	"tlscafile": true, "tlscertificatekeyfile": true,
+	"sslcertificateauthorityfile": true, "sslclientcertificatekeyfile": true,
+}
+
+// uriFiles returns uri with the relative file names of its fileOptions read from the
+// configuration's directory (spec.Resolve); the rest of it stays as written.
+func uriFiles(uri string, spec store.Spec) string {
+	base, query, ok := strings.Cut(uri, "?")
+	if !ok || spec.Dir == "" {
+		return uri
+	}
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || !fileOptions[strings.ToLower(k)] {
+			continue
+		}
+		name, err := url.QueryUnescape(v)
+		if err != nil {
+			continue // the driver reports it
+		}
+		params[i] = k + "=" + url.QueryEscape(spec.Resolve(name))
+	}
+	return base + "?" + strings.Join(params, "&")
 }

@@ -21,7 +21,7 @@ func init() { store.Register("redis", openSpec) }
 //	type: redis
 //	addr: 127.0.0.1:6379     # one server; or addrs: [a:7000, b:7000, c:7000], the nodes of a Cluster
 //	username: cosid          # ACL user (optional)
-//	password-file: /run/secrets/redis   # the password, read at start (optional)
+//	password-file: /run/secrets/redis   # the password, read at start (optional; relative to the configuration file)
 //	db: 0                    # database number (not on a Cluster)
 //	tls: true                # TLS with the system's roots
 //	timeout: 2s
@@ -30,7 +30,7 @@ type specConfig struct {
 	Addr         string        `yaml:"addr"`
 	Addrs        []string      `yaml:"addrs"`
 	Username     string        `yaml:"username"`
-	PasswordFile string        `yaml:"password-file"`
+	PasswordFile store.File    `yaml:"password-file"`
 	DB           int           `yaml:"db"`
 	TLS          bool          `yaml:"tls"`
 	Timeout      time.Duration `yaml:"timeout"`
@@ -105,6 +105,7 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 		cfg.prefix = *p
 	}
 	cfg.volatile = c.Options.AllowVolatile
+	cfg.settings = spec.Path
 	uo := &redis.UniversalOptions{
 		Addrs:                 addrs,
 		IsClusterMode:         len(c.Addrs) > 0,
@@ -116,7 +117,7 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 		ContextTimeoutEnabled: true,
 	}
 	if c.PasswordFile != "" {
-		b, err := os.ReadFile(c.PasswordFile)
+		b, err := os.ReadFile(string(c.PasswordFile))
 		if err != nil {
 			return nil, config{}, bad("password-file", "%v", err)
 		}

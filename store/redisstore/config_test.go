@@ -45,7 +45,10 @@ func TestConfig_Volatile(t *testing.T) {
 	if !errors.Is(err, redisstore.ErrVolatileServer) {
 		t.Fatalf("open on a volatile server: %v, want ErrVolatileServer", err)
 	}
-	mentions(t, err.Error(), []string{"cosid.stores.cache", "allowVolatile"})
+	mentions(t, err.Error(), []string{"cosid.stores.cache", "options: { allowVolatile: true } in cosid.stores.cache"})
+	if strings.Contains(err.Error(), "WithVolatileServer") {
+		t.Errorf("the error of a configured store names the Go option: %v", err)
+	}
 	st, err := open(t.Context(), store.Spec{Name: "cache", Path: "cosid.stores.cache", Decode: spec("addr: " + addr + "\noptions: { allowVolatile: true }").Decode, Logger: discard()})
 	if err != nil {
 		t.Fatalf("open with allowVolatile: %v", err)

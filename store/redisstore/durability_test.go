@@ -32,7 +32,7 @@ func TestNew_Durability(t *testing.T) {
 		mention  []string // in the error, or in the warning when volatile
 	}{
 		{"Durable", newClient(t, durableAddr), false, nil, nil},
-		{"NoAOF", newClient(t, volatileAddr), false, redisstore.ErrVolatileServer, []string{"appendonly", `"no"`, "WithVolatileServer", "allowVolatile"}},
+		{"NoAOF", newClient(t, volatileAddr), false, redisstore.ErrVolatileServer, []string{"appendonly", `"no"`, "WithVolatileServer()"}},
 		{"FsyncEverySecond", newClient(t, everysec.addr), false, redisstore.ErrVolatileServer, []string{"appendfsync", `"everysec"`, "always"}},
 		{"ConfigRefused", noConfig, false, redisstore.ErrDurabilityUnknown, []string{"CONFIG", "NOPERM", "WithVolatileServer"}},
 		{"RingWithAVolatileShard", newRing(t, durableAddr, volatileAddr), false, redisstore.ErrVolatileServer, []string{volatileAddr, "appendonly"}},

@@ -16,6 +16,9 @@ type config struct {
 	prefix   string
 	timeout  time.Duration
 	volatile bool
+	// settings is the YAML path of the store's entry when it was opened from a
+	// configuration: its errors then name the YAML setting, not the option.
+	settings string
 	// replicas and replicaWait: WithReplicas.
 	replicas    int
 	replicaWait time.Duration
@@ -65,3 +68,12 @@ type clockOffset struct{ ms atomic.Int64 }
 
 // withClockOffset makes the store's clock Redis TIME moved by c. Tests only.
 func withClockOffset(c *clockOffset) Option { return func(cfg *config) { cfg.clock = c } }
+
+// acceptVolatile names what accepts a volatile server: the YAML setting for a store
+// opened from a configuration, the option otherwise.
+func (c config) acceptVolatile() string {
+	if c.settings != "" {
+		return "options: { allowVolatile: true } in " + c.settings
+	}
+	return "WithVolatileServer()"
+}

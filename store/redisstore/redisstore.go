@@ -109,8 +109,14 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 	case err == nil:
 		cfg.logger.Debug("redisstore: ready", "store", s.name, "timeout", cfg.timeout)
 	case cfg.volatile && (errors.Is(err, ErrVolatileServer) || errors.Is(err, ErrDurabilityUnknown)):
-		cfg.logger.Warn("redisstore: running on a server that may forget reservations and leases on a restart or failover, and then hand out the same ids again (allowed by WithVolatileServer / allowVolatile)",
+		cfg.logger.Warn("redisstore: running on a server that may forget reservations and leases on a restart or failover, and then hand out the same ids again (accepted)",
 			"store", s.name, "reason", err.Error())
+	case errors.Is(err, ErrVolatileServer):
+		return nil, fmt.Errorf("%s: %w; a restart would forget the latest reservations and leases and hand the same ids out again; run the server with appendonly yes and appendfsync always, or accept the risk with %s",
+			s.name, err, cfg.acceptVolatile())
+	case errors.Is(err, ErrDurabilityUnknown):
+		return nil, fmt.Errorf("%s: %w; where the service keeps an append-only file fsynced on every write, or the risk is accepted, set %s",
+			s.name, err, cfg.acceptVolatile())
 	default:
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -167,7 +173,7 @@ func durability(ctx context.Context, c redis.Cmdable) error {
 		if ctx.Err() != nil || isNetError(err) {
 			return fmt.Errorf("cannot reach the server: %w", err)
 		}
-		return fmt.Errorf("%w: CONFIG GET is refused (%w); where the service keeps an append-only file fsynced on every write, or the risk is accepted, pass WithVolatileServer (config: options: { allowVolatile: true })", ErrDurabilityUnknown, err)
+		return fmt.Errorf("%w: CONFIG GET is refused (%w)", ErrDurabilityUnknown, err)
 	}
 	var bad []string
 	if v := settings["appendonly"]; v != "yes" {
@@ -177,8 +183,7 @@ func durability(ctx context.Context, c redis.Cmdable) error {
 		bad = append(bad, fmt.Sprintf("appendfsync is %q, want \"always\"", v))
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: %s; a restart would forget the latest reservations and leases and hand the same ids out again; run the server with appendonly yes and appendfsync always, or accept the risk with WithVolatileServer (config: options: { allowVolatile: true })",
-			ErrVolatileServer, strings.Join(bad, ", "))
+		return fmt.Errorf("%w: %s", ErrVolatileServer, strings.Join(bad, ", "))
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func TestNew_BadInputFailsAtStart(t *testing.T) {
 		}, true, []string{"slotTable", "schema.table"}},
 		{"TableMissingWithoutInitSchema", func() (*sqlstore.Store, error) {
 			return sqlstore.New(db, time.Second, sqlstore.WithTables(sqlstore.Tables{Range: "no_such_table"}))
-		}, false, []string{"no_such_table", "initSchema", "create table if not exists"}},
+		}, false, []string{"no_such_table", "WithInitSchema(true)", `sqlstore.Schema("sqlite", …)`, "store not set up"}},
 		{"TableWithOtherColumns", func() (*sqlstore.Store, error) {
 			return sqlstore.New(db, time.Second, sqlstore.WithInitSchema(true), sqlstore.WithTables(sqlstore.Tables{Range: "wrong_columns"}))
 		}, false, []string{"wrong_columns", "next_value"}},

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -18,14 +19,20 @@ func init() { store.Register("sql", openSpec) }
 //
 //	type: sql
 //	driver: pgx              # pgx | mysql | sqlserver | sqlite (the program imports it)
-//	dsn: postgres://…
+//	dsn: postgres://…        # or dsn-file: a file that holds it
+//	password-file: pg.pass   # its first line is the password (pgx, mysql, sqlserver)
 //	timeout: 2s
 //	options: { initSchema: true, dialect: postgresql, rangeTable: cosid_range, fetchPlan: statement }
+//
+// A relative SQLite file name in dsn, dsn-file and password-file are read from the
+// configuration file's directory (store.Spec.Dir).
 type specConfig struct {
-	Driver  string        `yaml:"driver"`
-	DSN     string        `yaml:"dsn"`
-	Timeout time.Duration `yaml:"timeout"`
-	Options struct {
+	Driver       string        `yaml:"driver"`
+	DSN          string        `yaml:"dsn"`
+	DSNFile      store.File    `yaml:"dsn-file"`
+	PasswordFile store.File    `yaml:"password-file"`
+	Timeout      time.Duration `yaml:"timeout"`
+	Options      struct {
 		InitSchema     bool   `yaml:"initSchema"`
 		Dialect        string `yaml:"dialect"`
 		RangeTable     string `yaml:"rangeTable"`
@@ -48,14 +55,20 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		return nil, bad("driver", "missing; want one of pgx, mysql, sqlserver, sqlite (or another registered database/sql driver)")
 	case checkDriver(c.Driver) != nil:
 		return nil, bad("driver", "%v", checkDriver(c.Driver))
-	case c.DSN == "":
-		return nil, bad("dsn", "missing; want the driver's data source name, such as postgres://user@host/db or cosid.db")
+	case c.DSN != "" && c.DSNFile != "":
+		return nil, bad("dsn-file", "set beside dsn; set one of them")
+	case c.DSN == "" && c.DSNFile == "":
+		return nil, bad("dsn", "missing; want the driver's data source name, such as postgres://user@host/db or cosid.db, or a dsn-file that holds it")
+	}
+	dsn, err := specDSN(spec, c)
+	if err != nil {
+		return nil, err
 	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
 		return nil, err
 	}
-	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect)}
+	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect), withSettingsPath(spec.Path)}
 	if spec.Logger != nil {
 		opts = append(opts, WithLogger(spec.Logger))
 	}
@@ -85,9 +98,43 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	opts = append(opts, WithTables(t))
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	st, err := open(ctx, c.Driver, c.DSN, timeout, buildConfig(opts))
+	st, err := open(ctx, c.Driver, dsn, timeout, buildConfig(opts))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Path, err)
 	}
 	return st, nil
+}
+
+// specDSN returns the DSN of the settings c: dsn, or the content of dsn-file; a
+// relative SQLite file name read from the configuration's directory; with the
+// password of password-file.
+func specDSN(spec store.Spec, c specConfig) (string, error) {
+	dsn := c.DSN
+	if c.DSNFile != "" {
+		b, err := os.ReadFile(string(c.DSNFile))
+		if err != nil {
+			return "", spec.Invalid("dsn-file", "%v", err)
+		}
+		if dsn = strings.TrimSpace(string(b)); dsn == "" {
+			return "", spec.Invalid("dsn-file", "%s is empty; want the driver's data source name", c.DSNFile)
+		}
+	}
+	if isSQLite(c.Driver) {
+		dsn = resolveSQLite(dsn, spec.Dir)
+	}
+	if c.PasswordFile == "" {
+		return dsn, nil
+	}
+	b, err := os.ReadFile(string(c.PasswordFile))
+	if err != nil {
+		return "", spec.Invalid("password-file", "%v", err)
+	}
+	password, _, _ := strings.Cut(string(b), "\n")
+	if password = strings.TrimSuffix(password, "\r"); password == "" {
+		return "", spec.Invalid("password-file", "%s is empty; its first line is the password", c.PasswordFile)
+	}
+	if dsn, err = withPassword(c.Driver, dsn, password); err != nil {
+		return "", spec.Invalid("password-file", "%v", err)
+	}
+	return dsn, nil
 }

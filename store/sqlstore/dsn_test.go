@@ -20,6 +20,8 @@ func TestMySQLDSN(t *testing.T) {
 		{"u@/db?innodb_lock_wait_timeout=1", 3 * time.Second, "u@/db?innodb_lock_wait_timeout=1&lock_wait_timeout=3"},
 		{"u@/db?lock_wait_timeout=5", 3 * time.Second, "u@/db?lock_wait_timeout=5&innodb_lock_wait_timeout=3"},
 		{"u@/db?lock_wait_timeout=5&innodb_lock_wait_timeout=4", time.Second, "u@/db?lock_wait_timeout=5&innodb_lock_wait_timeout=4"},
+		{"u:p?w=lock_wait_timeout@tcp(h)/db", time.Second, "u:p?w=lock_wait_timeout@tcp(h)/db?innodb_lock_wait_timeout=1&lock_wait_timeout=1"},
+		{"u:p?w@tcp(h)/db?x=1", time.Second, "u:p?w@tcp(h)/db?x=1&innodb_lock_wait_timeout=1&lock_wait_timeout=1"},
 	}
 	for _, tc := range tests {
 		if got := mysqlDSN(tc.dsn, tc.timeout); got != tc.want {

@@ -88,7 +88,14 @@ type config struct {
 	plan       FetchPlan
 	logger     *slog.Logger
 	clock      *clockOffset
+	// settings is the YAML path of the store's entry, such as cosid.stores.db, when
+	// it was opened from a configuration: its errors then name YAML settings, not
+	// options.
+	settings string
 }
+
+// withSettingsPath marks a store opened from the configuration entry at path.
+func withSettingsPath(path string) Option { return func(c *config) { c.settings = path } }
 
 func buildConfig(opts []Option) config {
 	c := config{tables: DefaultTables(), plan: FetchStatement, logger: slog.Default()}

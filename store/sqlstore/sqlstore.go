@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,6 +126,15 @@ var driverImports = map[string]string{
 }
 
 func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg config) (*Store, error) {
+	if isSQLite(driver) && ctx.Err() == nil {
+		if name, ok := sqliteCreates(dsn); ok {
+			if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+				// A new file is a new sequence: say where, in case it is not the
+				// file the operator meant.
+				cfg.logger.Info("sqlstore: creating the SQLite database, which does not exist yet", "path", name)
+			}
+		}
+	}
 	db, err := openPool(driver, dsn, timeout)
 	if err != nil {
 		return nil, err
@@ -180,7 +191,10 @@ func sqliteDSN(dsn string, timeout time.Duration) string {
 // commit once the lock is free, up to MySQL's default of 50 s later.
 func mysqlDSN(dsn string, timeout time.Duration) string {
 	set := map[string]bool{}
-	if _, query, ok := strings.Cut(dsn, "?"); ok {
+	// The parameters follow the first "?" after the last "/", as the driver reads
+	// them: a password before the "/" may hold a "?" of its own.
+	_, query, hasQuery := strings.Cut(dsn[strings.LastIndexByte(dsn, '/')+1:], "?")
+	if hasQuery {
 		for p := range strings.SplitSeq(query, "&") {
 			name, _, _ := strings.Cut(p, "=")
 			set[name] = true
@@ -193,7 +207,14 @@ func mysqlDSN(dsn string, timeout time.Duration) string {
 			add = append(add, v+"="+secs)
 		}
 	}
-	return appendParams(dsn, add)
+	if len(add) == 0 {
+		return dsn
+	}
+	sep := "?"
+	if hasQuery {
+		sep = "&"
+	}
+	return dsn + sep + strings.Join(add, "&")
 }
 
 // appendParams appends the parameters add (name=value) to the query of dsn.

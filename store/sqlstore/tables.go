@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cosid-go/cosid/store"
 )
 
 // tableColumns are the columns each table must have, as the schema scripts create them.
@@ -33,12 +35,7 @@ func (s *Store) checkTables(ctx context.Context, cfg config) error {
 		if len(lacking) == 0 {
 			return nil
 		}
-		script, _ := Schema(s.dialect.Name(), cfg.tables)
-		if upgradable && len(upgrade) > 0 {
-			script += "\nand, to the tables that exist, add the missing columns:\n\n" + strings.Join(upgrade, ";\n") + ";\n"
-		}
-		return fmt.Errorf("%s: %s; create them with the option initSchema (WithInitSchema(true)), or have a DBA run this script:\n%s",
-			s.name, describeAll(lacking), script)
+		return s.notSetUp(cfg, lacking, upgradable && len(upgrade) > 0)
 	}
 	if len(lacking) > 0 {
 		var stmts []string
@@ -69,4 +66,36 @@ func describeAll(lacking []tableState) string {
 		d[i] = t.describe()
 	}
 	return strings.Join(d, "; ")
+}
+
+// notSetUp is the error of tables that are missing or lack columns, when the store
+// may not create them: short, since callers see it on every try, and naming the
+// setting that creates them (the YAML one when the store was opened from a
+// configuration) and the script's source. The script itself is logged once, at
+// Info, for the DBA.
+func (s *Store) notSetUp(cfg config, lacking []tableState, upgrade bool) error {
+	d := s.dialect.Name()
+	fix := fmt.Sprintf("create them with the option WithInitSchema(true), or have a DBA run the script of sqlstore.Schema(%q, …)", d)
+	if cfg.settings != "" {
+		flags := ""
+		def := DefaultTables()
+		for _, f := range []struct{ flag, name, def string }{
+			{"range-table", cfg.tables.Range, def.Range}, {"slot-table", cfg.tables.Slot, def.Slot},
+			{"namespace-table", cfg.tables.Namespace, def.Namespace},
+		} {
+			if f.name != f.def {
+				flags += " --" + f.flag + " " + f.name
+			}
+		}
+		fix = fmt.Sprintf("create them with options: { initSchema: true } in %s, or have a DBA run the script of `cosid schema --dialect %s%s`", cfg.settings, d, flags)
+	}
+	if upgrade {
+		fix += " and the statements that add the missing columns (logged at Info)"
+	}
+	script, _ := Schema(d, cfg.tables)
+	if up, ok := s.upgradeStatements(lacking); ok && len(up) > 0 {
+		script += "\nand, to the tables that exist, add the missing columns:\n\n" + strings.Join(up, ";\n") + ";\n"
+	}
+	cfg.logger.Info("sqlstore: tables missing; the script that creates them", "store", s.name, "script", script)
+	return fmt.Errorf("%s: %w: %s; %s", s.name, store.ErrNotSetUp, describeAll(lacking), fix)
 }

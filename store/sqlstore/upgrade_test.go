@@ -102,7 +102,7 @@ func TestInitSchema_UpgradesTablesOfOlderScripts(t *testing.T) {
 						st.Close()
 						t.Fatal("Open without initSchema on tables without columns succeeded")
 					}
-					for _, m := range []string{"lacks the columns sealed", "lacks the columns last_owner_key, next_floor_ms", "add column"} {
+					for _, m := range []string{"lacks the columns sealed", "lacks the columns last_owner_key, next_floor_ms", "add the missing columns"} {
 						if !strings.Contains(err.Error(), m) {
 							t.Errorf("the error does not say %q:\n%v", m, err)
 						}

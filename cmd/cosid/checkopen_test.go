@@ -73,3 +73,27 @@ func TestConfigCheckOpen_HTTPStoreToken(t *testing.T) {
 		}
 	}
 }
+
+// TestNext_MemoryStoreRefuses: a memory store forgets its keys and leases when the
+// process ends, so cosid next, a process per run, refuses it rather than print the
+// same ids on every run.
+func TestNext_MemoryStoreRefuses(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, `cosid:
+  stores:
+    mem: { type: memory }
+  generators:
+    code: { strategy: segment, store: mem }
+    ev: { strategy: snowflake, store: mem }
+    fixed: { strategy: snowflake, machine-id: 1 }
+`)
+	for name, says := range map[string]string{"code": "its ids die with the process", "ev": "its slot leases die with the process"} {
+		out, errOut, code := runCLI(t, dir, "next", name)
+		if code != 1 || out != "" || !strings.Contains(errOut, says) || !strings.Contains(errOut, `store "mem" of type memory`) {
+			t.Errorf("next %s on a memory store: exit %d, stdout %q, stderr %q; want exit 1 saying %q", name, code, out, errOut, says)
+		}
+	}
+	if out, errOut, code := runCLI(t, dir, "next", "fixed"); code != 0 || out == "" {
+		t.Errorf("next fixed (no store) = %q, exit %d, stderr %q; want an id", out, code, errOut)
+	}
+}

@@ -186,8 +186,12 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if _, ok := cfg.Generators[name]; !ok {
+	gc, ok := cfg.Generators[name]
+	if !ok {
 		return fmt.Errorf("no generator %q in the configuration; it has: %s", name, generatorNames(cfg))
+	}
+	if err := oneShotStore(cfg, name, gc); err != nil {
+		return err
 	}
 	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
 	if err != nil {
@@ -208,6 +212,22 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 		}
 	}
 	return nil
+}
+
+// oneShotStore refuses a generator whose store forgets everything when the process
+// ends: each cosid next is a process of its own, so every run would start the same
+// way and print the same ids again.
+func oneShotStore(cfg cosid.Config, name string, gc cosid.GeneratorConfig) error {
+	if gc.Store == "" || cfg.Stores[gc.Store].Type != "memory" || (gc.Strategy == "snowflake" && gc.MachineID != nil) {
+		return nil
+	}
+	what := "its ids die with the process: every cosid next would print the same ids again"
+	if gc.Strategy == "snowflake" {
+		what = "its slot leases die with the process: the next run could lease the same slot in the same time unit and print the same ids again"
+	}
+	return fmt.Errorf("generator %q is on the store %q of type memory, and %s; "+
+		"put it on a store that keeps its data (sql, redis, etcd, zookeeper, mongodb, http), or take its ids from a long-running cosid serve",
+		name, gc.Store, what)
 }
 
 func generatorNames(cfg cosid.Config) string {

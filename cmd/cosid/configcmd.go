@@ -18,7 +18,6 @@ import (
 )
 
 func configCommand(stderr io.Writer) *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: "Work with configuration files"}
 	var (
 		path string
 		open bool
@@ -55,8 +54,7 @@ found, and exits non-zero when a store failed. It reserves no id and leases no s
 	}
 	check.Flags().StringVarP(&path, "config", "c", defaultConfig, "the configuration file")
 	check.Flags().BoolVar(&open, "open", false, "also open the stores and generators")
-	cmd.AddCommand(check)
-	return cmd
+	return groupCommand("config", "Work with configuration files", check)
 }
 
 func printGenerators(w io.Writer, path string, cfg cosid.Config) error {

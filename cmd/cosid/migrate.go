@@ -20,9 +20,7 @@ import (
 )
 
 func migrateCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "migrate", Short: "Move data from other id generators into a CosId store"}
-	cmd.AddCommand(from4xCommand())
-	return cmd
+	return groupCommand("migrate", "Move data from other id generators into a CosId store", from4xCommand())
 }
 
 func from4xCommand() *cobra.Command {

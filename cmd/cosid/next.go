@@ -152,9 +152,10 @@ func readConfig(path string, explicit bool) (cosid.Config, bool, error) {
 	return cfg, err == nil, err
 }
 
-// chunk is how many ids the CLI reserves before it prints them: the reservation
-// follows the printing, so a reader that stops early (cosid next -n 1000000 | head)
-// leaves at most one chunk unprinted.
+// chunk is the most ids the CLI reserves before it prints them. The reservations
+// follow the printing and grow from 1 to chunk (1, 2, 4, …), so that a reader that
+// stops early (cosid next -n 1000000 | head) leaves unprinted at most one
+// reservation: no more than it was printed before it, and never more than chunk.
 const chunk = 1000
 
 func nextCommand(stderr io.Writer) *cobra.Command {
@@ -170,8 +171,11 @@ func nextCommand(stderr io.Writer) *cobra.Command {
 
 A run reserves exactly the ids it prints, for segment and periodic-segment
 generators alike: nothing is skipped, and the next run goes on where this one
-stopped. It reserves them 1000 at a time as it prints them, so a reader that stops
-early leaves at most 1000 unprinted. A snowflake generator leases a slot for the run.
+stopped. It reserves them as it prints them, 1, 2, 4, … and at most 1000 at a time,
+so a reader that stops early (cosid next -n 1000000 | head) leaves unprinted at most
+the ids of one reservation: no more than were printed before it, and at most 1000.
+The lines printed that the reader never read are lost too: a pipe holds up to 64 KiB
+of them. A snowflake generator leases a slot for the run.
 
 With a configuration (--config, or cosid.yaml in the working directory) NAME is one
 of its generators, or with --store STORE an ad-hoc segment NS/NAME on the
@@ -252,8 +256,8 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	}
 	defer rt.Close()
 	w := bufio.NewWriter(stdout)
-	for left := count; left > 0; left -= min(left, chunk) {
-		texts, err := rt.Take(ctx, name, min(left, chunk))
+	for left, size := count, int64(1); left > 0; left, size = left-min(left, size), min(2*size, chunk) {
+		texts, err := rt.Take(ctx, name, min(left, size))
 		if err != nil {
 			return errors.Join(err, w.Flush())
 		}

@@ -181,7 +181,7 @@ func TestAdminCommands_BadInputExits1(t *testing.T) {
 		{[]string{"purge", "--before", "2026", "--store", "db", "--dsn", "x.db"}, "give one"},
 		{[]string{"purge", "--before", "2026", "--dsn", "x.db", "--timeout", "0s"}, "--timeout 0s: want > 0"},
 		{[]string{"slots", strings.Repeat("n", 101)}, "namespace"},
-		{[]string{"purge"}, `"before" not set`},
+		{[]string{"purge"}, "want --before PERIOD, the first period to keep"},
 		{[]string{"purge", "--before", "2026-10"}, "want a period such as 2026"},
 		{[]string{"purge", "--before", "20261032"}, "want a period such as 2026"},
 		{[]string{"purge", "--before", "2026", "--generator", "order"}, `--generator "order": no periodic-segment generator`},

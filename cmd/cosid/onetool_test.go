@@ -25,6 +25,9 @@ func TestCLI_NestedTypoSuggests(t *testing.T) {
 		{[]string{"migrate", "from4x", "--dsn", "legacy.db"}, "Did you mean this?\n\tfrom-4x"},
 		{[]string{"config"}, "cosid config wants a subcommand"},
 		{[]string{"config", "zzz"}, `unknown command "zzz" for "cosid config"`},
+		{[]string{"schema"}, "want --dialect: postgresql, mysql, mariadb, sqlserver or sqlite"},
+		{[]string{"decode", "order"}, "want a generator NAME and a TEXT of it, got 1 argument\n\nUsage:"},
+		{[]string{"purge"}, "want --before PERIOD"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -63,6 +63,9 @@ configuration's generators on that SQL database instead.`,
 					return fmt.Errorf("--now: %w", err)
 				}
 			}
+			if before == "" {
+				return usageErr(cmd, "want --before PERIOD, the first period to keep: a year (2026), a month (202610) or a day (20261027)")
+			}
 			cut, err := parseBefore(before)
 			if err != nil {
 				return err
@@ -113,7 +116,6 @@ configuration's generators on that SQL database instead.`,
 	fl.BoolVar(&yes, "yes", false, "do not ask before deleting")
 	fl.StringVar(&now, "now", "", "the time to judge the current period by (RFC 3339), for tests")
 	_ = fl.MarkHidden("now")
-	_ = cmd.MarkFlagRequired("before")
 	return cmd
 }
 

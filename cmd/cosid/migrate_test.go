@@ -17,8 +17,12 @@ import (
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
-// ddl4x is the 4.x segment table as cosid-jdbc's init-cosid-mysql.sql creates it,
-// and the same for PostgreSQL, which has no unsigned types; %s is the table's name.
+// ddl4x is the 4.x segment table as CosId 4.x's
+// cosid-jdbc/src/main/init-script/init-cosid-mysql.sql creates it (its
+// "create table if not exists cosid" statement, copied with the table's name as %s),
+// and the same for PostgreSQL, which has no unsigned types. Its rows are
+// name = getNamespacedName() = namespace + "." + name
+// (cosid-core/src/main/java/me/ahoo/cosid/segment/IdSegmentDistributor.java).
 var ddl4x = map[string]string{
 	"mysql": `create table if not exists %s
 (
@@ -37,7 +41,8 @@ var ddl4x = map[string]string{
 )`,
 }
 
-// machineDDL4x is the 4.x machine table as init-cosid-mysql.sql creates it (without
+// machineDDL4x is the 4.x machine table as the same init-cosid-mysql.sql creates it
+// ("create table if not exists cosid_machine"; without
 // its indexes, whose names PostgreSQL would share between the tests' tables), and
 // the same for PostgreSQL; %s is the table's name.
 var machineDDL4x = map[string]string{
@@ -173,8 +178,8 @@ func TestMigrateFrom4x_JDBC(t *testing.T) {
 //	this.adderKey = CosId.COSID + ":" + hashTag(getNamespacedName()) + ".adder";
 //
 // with CosId.COSID = "cosid", getNamespacedName() = namespace + "." + name
-// (cosid-core/.../segment/IdSegmentDistributor.java), and hashTag from
-// SpringRedisMachineIdDistributor.java: return "{" + key + "}";
+// (cosid-core/src/main/java/me/ahoo/cosid/segment/IdSegmentDistributor.java), and hashTag from
+// cosid-spring-redis/src/main/java/me/ahoo/cosid/spring/redis/SpringRedisMachineIdDistributor.java: return "{" + key + "}";
 func adderKey4x(namespace, name string) string {
 	return "cosid" + ":" + hashTag4x(namespace+"."+name) + ".adder"
 }

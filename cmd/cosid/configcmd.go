@@ -80,9 +80,14 @@ func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
 	return tw.Flush()
 }
 
+// plural returns n and noun, in the plural unless n is 1: "1 key", "2 keys",
+// "2 machine hashes".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "sh") || strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

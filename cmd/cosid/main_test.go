@@ -257,7 +257,7 @@ func TestDecode_PrintsJSON(t *testing.T) {
 		{[]string{"decode", "bill", "2026102-000042"}, "cannot decode"},
 		{[]string{"decode", "order", "042"}, "leading zero"},
 		{[]string{"decode", "nope", "1"}, `unknown generator "nope"`},
-		{[]string{"decode", "bill"}, "accepts 2 arg"},
+		{[]string{"decode", "bill"}, "want a generator NAME and a TEXT of it, got 1 argument"},
 	}
 	for _, tc := range bad {
 		if out, errOut, code := runCLI(t, dir, tc.args...); code != 1 || out != "" || !strings.Contains(errOut, tc.mention) {

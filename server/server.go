@@ -138,6 +138,7 @@ func (s *Server) routes() {
 	s.handle("POST "+wire.PathAcquire, s.acquire)
 	s.handle("POST "+wire.PathRenew, s.renew)
 	s.handle("POST "+wire.PathRelease, s.release)
+	s.handle("GET "+wire.PathPing, s.storePing)
 	s.routes4x()
 	s.adminRoutes()
 }

@@ -95,7 +95,14 @@ func TestSeal_SealsKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, errOut, code := runCLI(t, t.TempDir(), l.args(dsn, "seal", p+"a", p+"new")...)
-			want := "sealed " + p + "a at next value 6\nsealed " + p + "new at next value 0\n"
+			if code != 1 || out != "" || !strings.Contains(errOut, fmt.Sprintf("key %q does not exist, so nothing was sealed", p+"new")) {
+				t.Fatalf("cosid seal of a missing key = %q (exit %d, stderr %q), want a refusal", out, code, errOut)
+			}
+			if _, err := st.Reserve(t.Context(), p+"a", 1, 0); err != nil {
+				t.Fatalf("Reserve(%q) after the refused seal: %v", p+"a", err)
+			}
+			out, errOut, code = runCLI(t, t.TempDir(), l.args(dsn, "seal", p+"a", p+"new", "--create")...)
+			want := "sealed " + p + "a at next value 7\nsealed " + p + "new at next value 0\n"
 			if code != 0 || out != want {
 				t.Fatalf("cosid seal = %q (exit %d, stderr %q), want %q", out, code, errOut, want)
 			}
@@ -163,11 +170,18 @@ func TestAdminCommands_BadInputExits1(t *testing.T) {
 		{[]string{"keys", "--dsn", "x.db", "--store", "db"}, "give one"},
 		{[]string{"keys", "--driver", "pgx"}, "--driver needs --dsn"},
 		{[]string{"keys", "--prefix", "\xff"}, "prefix"},
-		{[]string{"seal"}, "requires at least 1 arg"},
+		{[]string{"seal"}, "want the KEYs to seal"},
+		{[]string{"seal", "app/nope"}, `key "app/nope" does not exist`},
 		{[]string{"seal", ""}, "key is empty"},
-		{[]string{"slots"}, "accepts 1 arg"},
+		{[]string{"slots"}, "want one NAMESPACE (such as app/event) or the NAME of a Snowflake generator, got 0 arguments"},
+		{[]string{"slots", "a", "b"}, "got 2 arguments"},
+		{[]string{"slots", "bill"}, "give the namespace, or the NAME of a Snowflake generator of the configuration (it has: none)"},
+		{[]string{"decode"}, "want a generator NAME and a TEXT of it, got 0 arguments"},
+		{[]string{"purge", "--before", "2026", "--store", "nope"}, `--store "nope": no such store`},
+		{[]string{"purge", "--before", "2026", "--store", "db", "--dsn", "x.db"}, "give one"},
+		{[]string{"purge", "--before", "2026", "--dsn", "x.db", "--timeout", "0s"}, "--timeout 0s: want > 0"},
 		{[]string{"slots", strings.Repeat("n", 101)}, "namespace"},
-		{[]string{"purge"}, `"before" not set`},
+		{[]string{"purge"}, "want --before PERIOD, the first period to keep"},
 		{[]string{"purge", "--before", "2026-10"}, "want a period such as 2026"},
 		{[]string{"purge", "--before", "20261032"}, "want a period such as 2026"},
 		{[]string{"purge", "--before", "2026", "--generator", "order"}, `--generator "order": no periodic-segment generator`},

@@ -50,16 +50,11 @@ func (f *adminFlags) configuration(cmd *cobra.Command) (cosid.Config, error) {
 		if explicit || f.store != "" {
 			return cosid.Config{}, fmt.Errorf("--dsn names a store; --config and --store name another: give one")
 		}
-		driver := f.driver
-		if driver == "" {
-			var err error
-			if driver, err = inferDriver(f.dsn); err != nil {
-				return cosid.Config{}, err
-			}
+		sc, err := f.dsnStore()
+		if err != nil {
+			return cosid.Config{}, err
 		}
-		return cosid.Config{Namespace: cosid.DefaultNamespace, Stores: map[string]cosid.StoreConfig{cosid.DefaultStore: {Type: "sql", Settings: map[string]any{
-			"driver": driver, "dsn": f.dsn, "timeout": f.timeout.String(), "options": map[string]any{"initSchema": true},
-		}}}}, nil
+		return cosid.Config{Namespace: cosid.DefaultNamespace, Stores: map[string]cosid.StoreConfig{cosid.DefaultStore: sc}}, nil
 	}
 	if f.driver != "" {
 		return cosid.Config{}, fmt.Errorf("--driver needs --dsn")
@@ -72,6 +67,23 @@ func (f *adminFlags) configuration(cmd *cobra.Command) (cosid.Config, error) {
 		cfg = cosid.DefaultConfig()
 	}
 	return cfg, nil
+}
+
+// dsnStore returns the sql store of --dsn, --driver and --timeout.
+func (f *adminFlags) dsnStore() (cosid.StoreConfig, error) {
+	if f.timeout <= 0 {
+		return cosid.StoreConfig{}, fmt.Errorf("--timeout %v: want > 0", f.timeout)
+	}
+	driver := f.driver
+	if driver == "" {
+		var err error
+		if driver, err = inferDriver(f.dsn); err != nil {
+			return cosid.StoreConfig{}, err
+		}
+	}
+	return cosid.StoreConfig{Type: "sql", Settings: map[string]any{
+		"driver": driver, "dsn": f.dsn, "timeout": f.timeout.String(), "options": map[string]any{"initSchema": true},
+	}}, nil
 }
 
 // storeName returns the store of cfg the flags pick.

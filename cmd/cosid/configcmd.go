@@ -18,7 +18,6 @@ import (
 )
 
 func configCommand(stderr io.Writer) *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: "Work with configuration files"}
 	var (
 		path string
 		open bool
@@ -33,8 +32,10 @@ path and what is allowed.
 
 With --open it also opens each store, as a service would on first use: it connects
 to the database, detects its dialect where none is set, checks the tables (creating
-them where initSchema is set), and says per store and generator what it found. It
-reserves no id and leases no slot.`,
+them where initSchema is set), and then makes one request of every store (sql,
+redis, etcd, zookeeper, mongodb; an http store's server, with its token), so that
+a store that opens lazily is reached too. It says per store and generator what it
+found, and exits non-zero when a store failed. It reserves no id and leases no slot.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := cosid.ReadConfig(path)
@@ -53,8 +54,7 @@ reserves no id and leases no slot.`,
 	}
 	check.Flags().StringVarP(&path, "config", "c", defaultConfig, "the configuration file")
 	check.Flags().BoolVar(&open, "open", false, "also open the stores and generators")
-	cmd.AddCommand(check)
-	return cmd
+	return groupCommand("config", "Work with configuration files", check)
 }
 
 func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
@@ -80,9 +80,14 @@ func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
 	return tw.Flush()
 }
 
+// plural returns n and noun, in the plural unless n is 1: "1 key", "2 keys",
+// "2 machine hashes".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "sh") || strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
@@ -100,9 +105,12 @@ func openStores(ctx context.Context, w io.Writer, cfg cosid.Config, logger *slog
 	fmt.Fprintln(tw, "\nSTORE\tTYPE\tOPEN")
 	for _, name := range slices.Sorted(maps.Keys(cfg.Stores)) {
 		st, err := rt.Store(ctx, name)
+		if p, ok := st.(store.Pinger); ok && err == nil {
+			err = p.Ping(ctx)
+		}
 		state := "ok"
 		if err != nil {
-			failed[name], state = err, "FAILED (below)"
+			failed[name], state = fmt.Errorf("store %q (type %s): %w", name, cfg.Stores[name].Type, err), "FAILED (below)"
 		} else if _, ok := st.(store.SlotLeaseStore); ok {
 			state = "ok, leases slots"
 		}

@@ -24,8 +24,11 @@ The generator's codec comes from the configuration; nothing is opened. Without a
 configuration, NAME is an ad-hoc segment, whose text is plain decimal.`,
 		Example: `  cosid decode bill 20261027-000042
   cosid decode order 42 --config cosid.yaml`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageErr(cmd, fmt.Sprintf("want a generator NAME and a TEXT of it, got %s", plural(len(args), "argument")))
+			}
 			name, text := args[0], args[1]
 			cfg, ok, err := readConfig(config, cmd.Flags().Changed("config"))
 			if err != nil {

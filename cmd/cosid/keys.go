@@ -86,7 +86,7 @@ func rebuildIndex(cmd *cobra.Command, a store.Admin, name, typ string) error {
 	if err != nil {
 		return fmt.Errorf("--reindex: %w", err)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "reindexed: %d keys in the index\n", n)
+	fmt.Fprintf(cmd.ErrOrStderr(), "reindexed: %s in the index\n", plural(n, "key"))
 	return nil
 }
 

@@ -25,6 +25,7 @@ type machine4x struct {
 	id        int
 	lastMs    int64
 	source    string
+	reason    string // why it is skipped, or ""
 }
 
 // snowflakeTarget is a Snowflake generator of the configuration whose slots a 4.x
@@ -91,56 +92,78 @@ func (m *migration) machinesFromSQL(ctx context.Context, db *sql.DB, table strin
 	return all, rows.Err()
 }
 
-// machinesFromRedis reads the 4.x hashes cosid:{namespace}:itc_idx, whose values are
-// {machineId}|{lastTimestamp}.
-func (m *migration) machinesFromRedis(ctx context.Context, rc *redis.Client) ([]machine4x, error) {
-	var keys []string
-	iter := rc.Scan(ctx, 0, "cosid:*:itc_idx", 1000).Iterator()
-	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
-	}
-	if err := iter.Err(); err != nil {
-		return nil, err
-	}
-	slices.Sort(keys)
+// machinesFromRedis reads the 4.x machine hashes of a namespace ns, as 4.x's
+// machine_id_distribute.lua and machine_id_revert.lua write them with KEYS[1] the
+// hash tag {ns}: cosid:{ns}:itc_idx, instance → "{machineId}|{lastStamp}", and
+// cosid:{ns}:revert, machineId → lastStamp, the machines released by their
+// instances. An older 4.x wrote them without braces. It returns the machines and
+// how many hashes of the hash-tag and of the brace-less form it read.
+func (m *migration) machinesFromRedis(ctx context.Context, rc *redis.Client) ([]machine4x, [2]int, error) {
 	var all []machine4x
-	for _, k := range keys {
-		states, err := rc.HGetAll(ctx, k).Result()
+	var forms [2]int
+	for _, kind := range []string{"itc_idx", "revert"} {
+		keys, err := scanAll(ctx, rc, "cosid:*:"+kind)
 		if err != nil {
-			return nil, fmt.Errorf("HGETALL %s: %w", k, err)
+			return nil, forms, err
 		}
-		ns := strings.TrimSuffix(strings.TrimPrefix(k, "cosid:"), ":itc_idx")
-		for _, instance := range slices.Sorted(maps.Keys(states)) {
-			id, last, ok := strings.Cut(states[instance], "|")
-			mc := machine4x{namespace: ns, source: fmt.Sprintf("instance %q of Redis hash %s", instance, k)}
-			var err1, err2 error
-			mc.id, err1 = strconv.Atoi(id)
-			mc.lastMs, err2 = strconv.ParseInt(last, 10, 64)
-			if !ok || err1 != nil || err2 != nil {
-				m.machines.skipped++
-				fmt.Fprintf(m.out, "skipped %s: state %q is not {machineId}|{lastTimestamp}\n", mc.source, states[instance])
-				continue
+		for _, k := range keys {
+			states, err := rc.HGetAll(ctx, k).Result()
+			if err != nil {
+				return nil, forms, fmt.Errorf("HGETALL %s: %w", k, err)
 			}
-			all = append(all, mc)
+			ns, tagged := unTag(strings.TrimSuffix(strings.TrimPrefix(k, "cosid:"), ":"+kind))
+			forms[b2i(!tagged)]++
+			for _, field := range slices.Sorted(maps.Keys(states)) {
+				all = append(all, parseMachine4x(k, kind, ns, field, states[field]))
+			}
 		}
 	}
-	return all, nil
+	return all, forms, nil
+}
+
+// parseMachine4x parses the field of the 4.x hash k of kind itc_idx (instance →
+// "{machineId}|{lastStamp}") or revert (machineId → lastStamp).
+func parseMachine4x(k, kind, ns, field, value string) machine4x {
+	mc := machine4x{namespace: ns}
+	var id, last, want string
+	ok := true
+	if kind == "itc_idx" {
+		mc.source = fmt.Sprintf("instance %q of Redis hash %s", field, k)
+		id, last, ok = strings.Cut(value, "|")
+		want = "state %q is not {machineId}|{lastTimestamp}"
+	} else {
+		mc.source = fmt.Sprintf("machine %q of Redis hash %s", field, k)
+		id, last = field, value
+		want = "last timestamp %q is not a number"
+	}
+	var err1, err2 error
+	mc.id, err1 = strconv.Atoi(id)
+	mc.lastMs, err2 = strconv.ParseInt(last, 10, 64)
+	if !ok || err1 != nil || err2 != nil {
+		mc.reason = fmt.Sprintf(want, value)
+	}
+	return mc
 }
 
 // machine raises the floor of the 4.x machine's slot in every Snowflake generator
 // that inherits its namespace above the last timestamp it stamped.
 func (m *migration) machine(ctx context.Context, mc machine4x) error {
-	m.machines.read++
+	if mc.reason != "" {
+		m.machineCount.skipped++
+		fmt.Fprintf(m.out, "skipped %s: %s\n", mc.source, mc.reason)
+		return nil
+	}
+	m.machineCount.read++
 	targets := m.targets[mc.namespace]
 	if len(targets) == 0 {
-		m.machines.skipped++
+		m.machineCount.skipped++
 		fmt.Fprintf(m.out, "skipped %s: no snowflake generator of the configuration is in namespace %q\n", mc.source, mc.namespace)
 		return nil
 	}
 	floor := mc.lastMs + 1
 	for _, t := range targets {
 		if mc.id < 0 || mc.id >= t.limit {
-			m.machines.skipped++
+			m.machineCount.skipped++
 			fmt.Fprintf(m.out, "skipped %s: %s has slots 0–%d\n", mc.source, t.namespace, t.limit-1)
 			continue
 		}
@@ -149,24 +172,24 @@ func (m *migration) machine(ctx context.Context, mc machine4x) error {
 			return err
 		}
 		if cur >= floor {
-			m.machines.ahead++
+			m.machineCount.ahead++
 			fmt.Fprintf(m.out, "ahead %s slot %d at floor %d, 4.x floor %d\n", t.namespace, mc.id, cur, floor)
 			continue
 		}
 		if m.dryRun {
-			m.machines.raised++
+			m.machineCount.raised++
 			fmt.Fprintf(m.out, "would raise the floor of %s slot %d from %d to %d\n", t.namespace, mc.id, cur, floor)
 			continue
 		}
 		_, err = m.st.RaiseFloor(ctx, store.FloorRequest{Namespace: t.namespace, Limit: t.limit, Tolerance: t.tolerance, Slot: mc.id, FloorMs: floor})
 		switch {
 		case errors.Is(err, store.ErrSlotHeld):
-			m.machines.skipped++
+			m.machineCount.skipped++
 			fmt.Fprintf(m.out, "skipped %s: %s slot %d is leased; stop its generators and run again\n", mc.source, t.namespace, mc.id)
 		case err != nil:
 			return err
 		default:
-			m.machines.raised++
+			m.machineCount.raised++
 			fmt.Fprintf(m.out, "raised the floor of %s slot %d from %d to %d\n", t.namespace, mc.id, cur, floor)
 		}
 	}

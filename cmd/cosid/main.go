@@ -50,6 +50,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// groupCommand is a command that only groups subcommands: an unknown subcommand (a
+// typo such as cosid config chek) is an error with cobra's suggestions, not the
+// group's help and exit 0; flags are not parsed, so that a typo followed by the
+// subcommand's flags is still reported as the typo.
+func groupCommand(use, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                        use,
+		Short:                      short,
+		FParseErrWhitelist:         cobra.FParseErrWhitelist{UnknownFlags: true},
+		SuggestionsMinimumDistance: 2,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr(cmd, fmt.Sprintf("%s wants a subcommand", cmd.CommandPath()))
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+			}
+			return usageErr(cmd, msg)
+		},
+	}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 // usageErr is the error of a command line that does not fit cmd: what is wrong,
 // then cmd's usage.
 func usageErr(cmd *cobra.Command, msg string) error {

@@ -76,8 +76,8 @@ func TestNext_ContinuesAcrossRuns(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "cosid.db")); err != nil {
 		t.Errorf("the default store cosid.db: %v", err)
 	}
-	// Another namespace is another key; --store names the same file.
-	out, _, code := runCLI(t, t.TempDir(), "next", "order", "--namespace", "shop", "--store", "sqlite:"+filepath.Join(dir, "cosid.db"))
+	// Another namespace is another key; --dsn names the same file.
+	out, _, code := runCLI(t, t.TempDir(), "next", "order", "--namespace", "shop", "--dsn", filepath.Join(dir, "cosid.db"))
 	if code != 0 || out != "1\n" {
 		t.Errorf("next in namespace shop = %q (exit %d), want 1", out, code)
 	}
@@ -93,8 +93,9 @@ func TestNext_BadInputExits1(t *testing.T) {
 		{[]string{"next", "a", "b"}, "got 2 arguments"},
 		{[]string{"next", "order", "--timeout", "0s"}, "--timeout 0s: want > 0"},
 		{[]string{"next", "order", "-n", "0"}, "--count 0"},
-		{[]string{"next", "order", "--store", "redis:x"}, "sqlite:PATH"},
-		{[]string{"next", "order", "--store", "sqlite:a.db", "--dsn", "postgres://x"}, "give one"},
+		{[]string{"next", "order", "--store", "sqlite:a.db"}, `--store "sqlite:a.db": --store names a store of the configuration, as on every command; for an SQLite file give --dsn a.db`},
+		{[]string{"next", "order", "--store", "nope"}, `--store "nope": no such store in the embedded default configuration; it has: default`},
+		{[]string{"next", "order", "--store", "default", "--dsn", "postgres://x"}, "give one"},
 		{[]string{"next", "order", "--driver", "pgx"}, "--driver needs --dsn"},
 		{[]string{"next", "order", "--dsn", "some-dsn"}, "set --driver"},
 		{[]string{"next", "order", "--dsn", "postgres://postgres@127.0.0.1:1/x", "--timeout", "1s"}, "cannot reach"},
@@ -148,7 +149,10 @@ func TestInferDriver(t *testing.T) {
 		{"root@tcp(127.0.0.1:3306)/test", "mysql"},
 		{"u:p@unix(/run/mysqld.sock)/db", "mysql"},
 		{"file:ids.db", "sqlite"},
-		{"ids.db", ""},
+		{"ids.db", "sqlite"},
+		{"/var/lib/cosid.sqlite3", "sqlite"},
+		{"ids", ""},
+		{"user:pw@host/ids.db", ""},
 	}
 	for _, tc := range tests {
 		got, err := inferDriver(tc.dsn)
@@ -200,9 +204,29 @@ func TestNext_ConfiguredGeneratorsPrintTheirText(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, `no generator "nope" in the configuration; it has: bill, order`) {
 		t.Errorf("unknown generator: exit %d, stderr %q", code, errOut)
 	}
-	_, errOut, code = runCLI(t, dir, "next", "order", "--store", "sqlite:x.db")
+	_, errOut, code = runCLI(t, dir, "next", "order", "--dsn", "x.db")
 	if code != 1 || !strings.Contains(errOut, "names its own") {
-		t.Errorf("--store with a configuration: exit %d, stderr %q", code, errOut)
+		t.Errorf("--dsn with a configuration: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestNext_StoreNamesAConfigurationStore: --store of next is a store NAME of the
+// configuration, as on keys, slots, seal, purge and migrate: an ad-hoc segment on
+// it, or a generator of the configuration that is on it.
+func TestNext_StoreNamesAConfigurationStore(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, billConfig)
+	if out, errOut, code := runCLI(t, dir, "next", "invoice", "-n", "2", "--store", "db"); code != 0 || out != "1\n2\n" {
+		t.Errorf("next invoice --store db = %q (exit %d, stderr %q), want 1 2", out, code, errOut)
+	}
+	if out, errOut, code := runCLI(t, dir, "keys", "--store", "db", "--prefix", "app/invoice"); code != 0 || !strings.Contains(out, "app/invoice  3") {
+		t.Errorf("keys --store db = %q (exit %d, stderr %q), want app/invoice at 3", out, code, errOut)
+	}
+	if out, _, code := runCLI(t, dir, "next", "order", "--store", "db"); code != 0 || out != "1\n" {
+		t.Errorf("next order --store db = %q (exit %d), want 1", out, code)
+	}
+	if _, errOut, code := runCLI(t, dir, "next", "order", "--store", "other"); code != 1 || !strings.Contains(errOut, `--store "other": no such store in cosid.yaml; it has: db`) {
+		t.Errorf("next order --store other: exit %d, stderr %q", code, errOut)
 	}
 }
 
@@ -233,7 +257,7 @@ func TestDecode_PrintsJSON(t *testing.T) {
 		{[]string{"decode", "bill", "2026102-000042"}, "cannot decode"},
 		{[]string{"decode", "order", "042"}, "leading zero"},
 		{[]string{"decode", "nope", "1"}, `unknown generator "nope"`},
-		{[]string{"decode", "bill"}, "accepts 2 arg"},
+		{[]string{"decode", "bill"}, "want a generator NAME and a TEXT of it, got 1 argument"},
 	}
 	for _, tc := range bad {
 		if out, errOut, code := runCLI(t, dir, tc.args...); code != 1 || out != "" || !strings.Contains(errOut, tc.mention) {

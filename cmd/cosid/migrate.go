@@ -14,13 +14,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
 
 func migrateCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "migrate", Short: "Move data from other id generators into a CosId store"}
-	cmd.AddCommand(from4xCommand())
-	return cmd
+	return groupCommand("migrate", "Move data from other id generators into a CosId store", from4xCommand())
 }
 
 func from4xCommand() *cobra.Command {
@@ -31,6 +31,7 @@ func from4xCommand() *cobra.Command {
 		mtable string
 		redisA string
 		dryRun bool
+		force  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "from-4x",
@@ -39,8 +40,16 @@ func from4xCommand() *cobra.Command {
 that no id is handed out twice across the switch: the JDBC table cosid (--dsn,
 --driver, --table), whose rows {namespace}.{name} with last_max_id become the key
 {namespace}/{name} at last_max_id + 1, and a 4.x grouped row {namespace}.{name}@{group}
-the periodic key {namespace}/{name}/{group}; and the Redis keys cosid:{namespace}.{name}.adder
-(--redis), the same way.
+the periodic key {namespace}/{name}/{group}; and the Redis keys
+cosid:{namespace.name}.adder (--redis), the same way (the braces are 4.x's Redis
+Cluster hash tag; the brace-less cosid:namespace.name.adder is read too). The 4.x
+machines (the table cosid_machine, the Redis hashes cosid:{namespace}:itc_idx and
+:revert) raise the slot floors of the configuration's Snowflake generators.
+
+Stop the 4.x services, migrate, then start the CosId ones. A key that CosId already
+used (past its initial offset) and that is below 4.x's next value means both
+systems handed out the same ids: migrate names each such key and changes nothing,
+unless --force.
 
 The store is the configuration's (--config, --store: its only store, else its first
 sql store). A key is only ever raised: a key already ahead stays as it is, so a
@@ -67,7 +76,8 @@ gets a line, and a summary ends the run.`,
 			}
 			defer a.Close()
 			storeName, _ := target.storeName(cfg)
-			m := &migration{st: a, out: cmd.OutOrStdout(), dryRun: dryRun, targets: snowflakeTargets(cfg, storeName)}
+			m := &migration{st: a, out: cmd.OutOrStdout(), dryRun: dryRun, force: force,
+				targets: snowflakeTargets(cfg, storeName), offsets: initialOffsets(cfg)}
 			if source.dsn != "" {
 				if err := m.fromSQL(cmd.Context(), source, table, mtable); err != nil {
 					return err
@@ -78,8 +88,7 @@ gets a line, and a summary ends the run.`,
 					return err
 				}
 			}
-			m.summary()
-			return nil
+			return m.apply(cmd.Context())
 		},
 	}
 	fl := cmd.Flags()
@@ -90,6 +99,7 @@ gets a line, and a summary ends the run.`,
 	fl.StringVar(&mtable, "machine-table", "cosid_machine", "the 4.x machine table")
 	fl.StringVar(&redisA, "redis", "", "the 4.x Redis server: host:port, or a URL redis://host:port/db")
 	fl.BoolVar(&dryRun, "dry-run", false, "print what a run would do, change nothing")
+	fl.BoolVar(&force, "force", false, "raise keys that CosId already used below 4.x's value (their ids exist twice already)")
 	return cmd
 }
 
@@ -101,10 +111,19 @@ type migration struct {
 	st      store.Admin
 	out     io.Writer
 	dryRun  bool
+	force   bool
 	targets map[string][]snowflakeTarget // by 4.x namespace
+	offsets map[string]int64             // the configuration's initial offset by key NS/NAME
 
-	keys, machines counts
+	segments []segment4x // read from every source, applied by apply
+	machines []machine4x
+
+	keyCount, machineCount counts
 }
+
+// segment4x is a 4.x segment as a source holds it: its name {namespace}.{name} and
+// its last handed-out id, still text.
+type segment4x struct{ source, name, lastMax string }
 
 type counts struct{ read, raised, created, ahead, skipped int }
 
@@ -148,27 +167,18 @@ func (m *migration) fromSQL(ctx context.Context, f adminFlags, table, machineTab
 		return fmt.Errorf("4.x table %s: %w", table, err)
 	}
 	for _, r := range all {
-		if err := m.one(ctx, fmt.Sprintf("row %q of table %s", r.name, table), r.name, r.lastMax); err != nil {
-			return err
-		}
+		m.segments = append(m.segments, segment4x{fmt.Sprintf("row %q of table %s", r.name, table), r.name, r.lastMax})
 	}
 	machines, err := m.machinesFromSQL(qctx, db, machineTable)
 	if err != nil {
 		return fmt.Errorf("4.x table %s: %w", machineTable, err)
 	}
-	return m.allMachines(ctx, machines)
-}
-
-func (m *migration) allMachines(ctx context.Context, machines []machine4x) error {
-	for _, mc := range machines {
-		if err := m.machine(ctx, mc); err != nil {
-			return err
-		}
-	}
+	m.machines = append(m.machines, machines...)
 	return nil
 }
 
-// fromRedis migrates the 4.x Redis segment keys cosid:{namespace}.{name}.adder.
+// fromRedis reads the 4.x Redis segment keys cosid:{namespace.name}.adder (and the
+// brace-less form) and machine hashes, and says which key forms it found.
 func (m *migration) fromRedis(ctx context.Context, addr string) error {
 	opts := &redis.Options{Addr: addr}
 	if strings.Contains(addr, "://") {
@@ -179,16 +189,13 @@ func (m *migration) fromRedis(ctx context.Context, addr string) error {
 	}
 	rc := redis.NewClient(opts)
 	defer rc.Close()
-	var keys []string
-	iter := rc.Scan(ctx, 0, "cosid:*.adder", 1000).Iterator()
-	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
-	}
-	if err := iter.Err(); err != nil {
+	keys, err := scanAll(ctx, rc, "cosid:*.adder")
+	if err != nil {
 		return fmt.Errorf("4.x Redis %s: %w", addr, err)
 	}
-	slices.Sort(keys)
+	var forms [2]int // hash-tag, brace-less
 	for _, k := range keys {
+		name, tagged := segmentKey4x(k)
 		v, err := rc.Get(ctx, k).Result()
 		if err == redis.Nil {
 			continue // gone since the scan
@@ -196,73 +203,226 @@ func (m *migration) fromRedis(ctx context.Context, addr string) error {
 		if err != nil {
 			return fmt.Errorf("4.x Redis %s: GET %s: %w", addr, k, err)
 		}
-		name := strings.TrimSuffix(strings.TrimPrefix(k, "cosid:"), ".adder")
-		if err := m.one(ctx, fmt.Sprintf("Redis key %q", k), name, v); err != nil {
-			return err
-		}
+		forms[b2i(!tagged)]++
+		m.segments = append(m.segments, segment4x{fmt.Sprintf("Redis key %q", k), name, v})
 	}
-	machines, err := m.machinesFromRedis(ctx, rc)
+	machines, hashes, err := m.machinesFromRedis(ctx, rc)
 	if err != nil {
 		return fmt.Errorf("4.x Redis %s: %w", addr, err)
 	}
-	return m.allMachines(ctx, machines)
+	m.machines = append(m.machines, machines...)
+	fmt.Fprintf(m.out, "4.x Redis %s: %s\n", addr, describeForms(forms, hashes))
+	return nil
 }
 
-// one migrates the 4.x segment name, whose last handed-out id is lastMax.
-func (m *migration) one(ctx context.Context, source, name, lastMax string) error {
-	m.keys.read++
-	key, reason := keyOf4x(name)
-	var max int64
-	if reason == "" {
-		n, err := strconv.ParseInt(lastMax, 10, 64)
+// describeForms says how many keys of each 4.x form a Redis server held.
+func describeForms(segments, hashes [2]int) string {
+	parts := []string{
+		plural(segments[0], "segment key") + " cosid:{namespace.name}.adder (4.x's hash-tag form)",
+		plural(hashes[0], "machine hash") + " cosid:{namespace}:itc_idx or :revert (hash-tag form)",
+	}
+	if segments[1] > 0 {
+		parts = append(parts, plural(segments[1], "segment key")+" cosid:namespace.name.adder (brace-less, an older 4.x)")
+	}
+	if hashes[1] > 0 {
+		parts = append(parts, plural(hashes[1], "machine hash")+" cosid:namespace:itc_idx or :revert (brace-less, an older 4.x)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// scanAll returns the keys of rc that match pattern, sorted.
+func scanAll(ctx context.Context, rc *redis.Client, pattern string) ([]string, error) {
+	var keys []string
+	iter := rc.Scan(ctx, 0, pattern, 1000).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		return nil, err
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// segmentKey4x returns the 4.x segment name {namespace}.{name} of the Redis key
+// cosid:{namespace.name}.adder, whose braces are a Redis Cluster hash tag, and
+// whether it had them: an older 4.x wrote cosid:namespace.name.adder.
+func segmentKey4x(key string) (name string, tagged bool) {
+	name = strings.TrimSuffix(strings.TrimPrefix(key, "cosid:"), ".adder")
+	return unTag(name)
+}
+
+// unTag strips the hash tag {s} to s.
+func unTag(s string) (string, bool) {
+	if len(s) >= 2 && s[0] == '{' && s[len(s)-1] == '}' {
+		return s[1 : len(s)-1], true
+	}
+	return s, false
+}
+
+// planned is a 4.x segment with the key it raises and what the store holds now.
+type planned struct {
+	segment4x
+	key    string
+	next   int64  // 4.x's next value: its last max id + 1
+	reason string // why it is skipped, or ""
+	cur    int64  // the key's next value before the migration
+	found  bool   // the key exists
+	offset int64  // the key's initial offset in the configuration
+}
+
+// overlap says which ids both 4.x and CosId handed out when CosId already used the
+// key (it is past its initial offset) below 4.x's next value, or "".
+func (p planned) overlap() string {
+	if p.reason != "" || !p.found || p.cur <= p.offset || p.cur >= p.next {
+		return ""
+	}
+	ids := fmt.Sprintf("ids %d–%d", p.offset, p.cur-1)
+	if p.cur-1 == p.offset {
+		ids = fmt.Sprintf("id %d", p.offset)
+	}
+	return fmt.Sprintf("%s was at %d, below 4.x's %d: CosId already handed out %s that 4.x also handed out", p.key, p.cur, p.next, ids)
+}
+
+// plan parses s and reads its key's current value.
+func (m *migration) plan(ctx context.Context, s segment4x) (planned, error) {
+	p := planned{segment4x: s}
+	p.key, p.reason = keyOf4x(s.name)
+	if p.reason == "" {
+		n, err := strconv.ParseInt(s.lastMax, 10, 64)
 		switch {
 		case err != nil || n < 0:
-			reason = fmt.Sprintf("last max id %q is not a number from 0 to %d", lastMax, int64(math.MaxInt64)-1)
+			p.reason = fmt.Sprintf("last max id %q is not a number from 0 to %d", s.lastMax, int64(math.MaxInt64)-1)
 		case n == math.MaxInt64:
-			reason = "last max id is the largest int64: the key has no id left"
+			p.reason = "last max id is the largest int64: the key has no id left"
 		}
-		max = n
+		p.next = n + 1
 	}
-	if reason == "" {
-		if err := store.CheckKey(key); err != nil {
-			reason = err.Error()
+	if p.reason == "" {
+		if err := store.CheckKey(p.key); err != nil {
+			p.reason = err.Error()
 		}
 	}
-	if reason != "" {
-		m.keys.skipped++
-		fmt.Fprintf(m.out, "skipped %s: %s\n", source, reason)
+	if p.reason != "" {
+		return p, nil
+	}
+	p.offset = m.offsetOf(p.key)
+	var err error
+	p.cur, p.found, err = m.current(ctx, p.key)
+	return p, err
+}
+
+// offsetOf returns the initial offset of the generator whose key, or period key,
+// key is; the default for a key of no generator of the configuration.
+func (m *migration) offsetOf(key string) int64 {
+	if o, ok := m.offsets[key]; ok {
+		return o
+	}
+	if i := strings.LastIndexByte(key, '/'); i > 0 {
+		if o, ok := m.offsets[key[:i]]; ok {
+			return o
+		}
+	}
+	return segment.DefaultBatchPolicy().InitialOffset
+}
+
+// initialOffsets returns the initial offset of each segment and periodic-segment
+// generator of cfg, by its key NS/NAME.
+func initialOffsets(cfg cosid.Config) map[string]int64 {
+	ns := cfg.Namespace
+	if ns == "" {
+		ns = cosid.DefaultNamespace
+	}
+	offsets := map[string]int64{}
+	for name, gc := range cfg.Generators {
+		if gc.Strategy == "snowflake" {
+			continue
+		}
+		o := segment.DefaultBatchPolicy().InitialOffset
+		if gc.InitialOffset != nil {
+			o = *gc.InitialOffset
+		}
+		offsets[ns+"/"+name] = o
+	}
+	return offsets
+}
+
+// apply plans every segment read, refuses when CosId already handed out ids that
+// 4.x did (unless --force), and then raises the keys and the slot floors.
+func (m *migration) apply(ctx context.Context) error {
+	plans := make([]planned, 0, len(m.segments))
+	var overlaps []string
+	for _, s := range m.segments {
+		p, err := m.plan(ctx, s)
+		if err != nil {
+			return err
+		}
+		if o := p.overlap(); o != "" {
+			overlaps = append(overlaps, o)
+		}
+		plans = append(plans, p)
+	}
+	if len(overlaps) > 0 && !m.force {
+		for _, o := range overlaps {
+			fmt.Fprintln(m.out, "refused:", o)
+		}
+		return fmt.Errorf("nothing migrated: %s CosId already used below 4.x's values, so their ids exist twice; "+
+			"stop the 4.x services, migrate, then start the CosId ones; --force raises them anyway", plural(len(overlaps), "key"))
+	}
+	for _, p := range plans {
+		if err := m.one(ctx, p); err != nil {
+			return err
+		}
+	}
+	for _, mc := range m.machines {
+		if err := m.machine(ctx, mc); err != nil {
+			return err
+		}
+	}
+	m.summary()
+	return nil
+}
+
+// one raises the key of p.
+func (m *migration) one(ctx context.Context, p planned) error {
+	m.keyCount.read++
+	if p.reason != "" {
+		m.keyCount.skipped++
+		fmt.Fprintf(m.out, "skipped %s: %s\n", p.source, p.reason)
 		return nil
 	}
-	next := max + 1
+	if o := p.overlap(); o != "" {
+		fmt.Fprintln(m.out, "forced:", o)
+	}
 	created, raised := "created", "raised"
 	if m.dryRun {
 		created, raised = "would create", "would raise"
 	}
-	var (
-		cur   int64
-		found bool
-		err   error
-	)
-	if m.dryRun {
-		cur, found, err = m.current(ctx, key)
-	} else {
-		var r store.Raised
-		r, err = m.st.RaiseTo(ctx, key, next)
+	cur, found := p.cur, p.found
+	if !m.dryRun {
+		r, err := m.st.RaiseTo(ctx, p.key, p.next)
+		if err != nil {
+			return err
+		}
 		cur, found = r.Before, !r.Created
-	}
-	if err != nil {
-		return err
 	}
 	switch {
 	case !found:
-		m.keys.created++
-		fmt.Fprintf(m.out, "%s %s at %d\n", created, key, next)
-	case cur >= next:
-		m.keys.ahead++
-		fmt.Fprintf(m.out, "ahead %s at %d, 4.x next %d\n", key, cur, next)
+		m.keyCount.created++
+		fmt.Fprintf(m.out, "%s %s at %d\n", created, p.key, p.next)
+	case cur >= p.next:
+		m.keyCount.ahead++
+		fmt.Fprintf(m.out, "ahead %s at %d, 4.x next %d\n", p.key, cur, p.next)
 	default:
-		m.keys.raised++
-		fmt.Fprintf(m.out, "%s %s from %d to %d\n", raised, key, cur, next)
+		m.keyCount.raised++
+		fmt.Fprintf(m.out, "%s %s from %d to %d\n", raised, p.key, cur, p.next)
 	}
 	return nil
 }
@@ -281,11 +441,12 @@ func (m *migration) summary() {
 	if m.dryRun {
 		dry = "dry run, nothing changed: "
 	}
-	fmt.Fprintf(m.out, "%s%d keys read, %d raised, %d created, %d already ahead, %d skipped\n",
-		dry, m.keys.read, m.keys.raised, m.keys.created, m.keys.ahead, m.keys.skipped)
-	if c := m.machines; c.read > 0 || c.skipped > 0 {
-		fmt.Fprintf(m.out, "%s%d machines read, %d slot floors raised, %d already ahead, %d skipped\n",
-			dry, c.read, c.raised, c.ahead, c.skipped)
+	k := m.keyCount
+	fmt.Fprintf(m.out, "%s%s read, %d raised, %d created, %d already ahead, %d skipped\n",
+		dry, plural(k.read, "key"), k.raised, k.created, k.ahead, k.skipped)
+	if c := m.machineCount; c.read > 0 || c.skipped > 0 {
+		fmt.Fprintf(m.out, "%s%s read, %s raised, %d already ahead, %d skipped\n",
+			dry, plural(c.read, "machine"), plural(c.raised, "slot floor"), c.ahead, c.skipped)
 	}
 }
 

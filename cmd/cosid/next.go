@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -16,13 +17,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/segment"
 )
 
 // defaultConfig is the configuration file read when --config is not given; without
 // it, cosid runs on the embedded default store.
 const defaultConfig = "cosid.yaml"
 
-// storeFlags name the store of an ad-hoc segment: one that no configuration names.
+// storeFlags name the store of an ad-hoc segment: one that no configuration names
+// (--dsn), or a store of the configuration (--store NAME, as on every command).
 type storeFlags struct {
 	store      string
 	dsn        string
@@ -34,8 +37,8 @@ type storeFlags struct {
 
 func (f *storeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.store, "store", "", "an ad-hoc store: sqlite:PATH (default sqlite:cosid.db)")
-	fl.StringVar(&f.dsn, "dsn", "", "an ad-hoc store: the DSN of an SQL database")
+	fl.StringVar(&f.store, "store", "", "the configuration's store of an ad-hoc segment NAME that the configuration does not name")
+	fl.StringVar(&f.dsn, "dsn", "", "an ad-hoc store: the DSN of an SQL database, or an SQLite file such as ids.db")
 	fl.StringVar(&f.driver, "driver", "", "the database/sql driver of --dsn: pgx, mysql, sqlserver or sqlite (default: from the DSN)")
 	fl.StringVar(&f.namespace, "namespace", cosid.DefaultNamespace, "the namespace of an ad-hoc segment's key NS/NAME")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Second, "how long an ad-hoc store call may take")
@@ -43,7 +46,43 @@ func (f *storeFlags) register(cmd *cobra.Command) {
 }
 
 // adHoc reports whether the flags name a store of their own.
-func (f *storeFlags) adHoc() bool { return f.store != "" || f.dsn != "" }
+func (f *storeFlags) adHoc() bool { return f.dsn != "" }
+
+// errSQLiteStore is the error of the old --store sqlite:PATH of next.
+func errSQLiteStore(value string) error {
+	path, _ := strings.CutPrefix(value, "sqlite:")
+	return fmt.Errorf("--store %q: --store names a store of the configuration, as on every command; for an SQLite file give --dsn %s", value, path)
+}
+
+// onStore returns cfg with the ad-hoc segment name on its store f.store, unless
+// cfg has a generator name, which must then be on that store.
+func (f *storeFlags) onStore(cmd *cobra.Command, cfg cosid.Config, source, name string) (cosid.Config, error) {
+	st, ok := cfg.Stores[f.store]
+	if !ok {
+		return cfg, fmt.Errorf("--store %q: no such store in %s; it has: %s", f.store, source, strings.Join(slices.Sorted(maps.Keys(cfg.Stores)), ", "))
+	}
+	if gc, ok := cfg.Generators[name]; ok {
+		if gc.Store != f.store {
+			return cfg, fmt.Errorf("--store %q: the generator %q of %s is on the store %q", f.store, name, source, gc.Store)
+		}
+		return cfg, nil
+	}
+	if cmd.Flags().Changed("namespace") {
+		cfg.Namespace = f.namespace
+	}
+	gc := cosid.GeneratorConfig{Strategy: "segment", Store: f.store}
+	if text, ok := st.Settings["timeout"].(string); ok {
+		if d, err := time.ParseDuration(text); err == nil && d > segment.DefaultBatchPolicy().ReserveTimeout {
+			gc.ReserveTimeout = &d // a reservation may take as long as the store allows
+		}
+	}
+	cfg.Generators = maps.Clone(cfg.Generators)
+	if cfg.Generators == nil {
+		cfg.Generators = map[string]cosid.GeneratorConfig{}
+	}
+	cfg.Generators[name] = gc
+	return cfg, nil
+}
 
 // config returns the configuration of an ad-hoc segment NAME on the store the flags
 // name.
@@ -70,8 +109,6 @@ func (f *storeFlags) config(name string) (cosid.Config, error) {
 // target returns the driver and DSN that the flags name.
 func (f *storeFlags) target() (driver, dsn string, err error) {
 	switch {
-	case f.store != "" && f.dsn != "":
-		return "", "", errors.New("--store and --dsn both name a store: give one")
 	case f.driver != "" && f.dsn == "":
 		return "", "", errors.New("--driver needs --dsn")
 	case f.dsn != "":
@@ -81,15 +118,7 @@ func (f *storeFlags) target() (driver, dsn string, err error) {
 		driver, err := inferDriver(f.dsn)
 		return driver, f.dsn, err
 	}
-	target := f.store
-	if target == "" {
-		target = "sqlite:cosid.db"
-	}
-	path, ok := strings.CutPrefix(target, "sqlite:")
-	if !ok || path == "" {
-		return "", "", fmt.Errorf("--store %q: want sqlite:PATH, or --dsn for another database", f.store)
-	}
-	return "sqlite", path, nil
+	return "sqlite", "cosid.db", nil
 }
 
 // inferDriver tells the driver from the form of a DSN.
@@ -101,11 +130,15 @@ func inferDriver(dsn string) (string, error) {
 		return "sqlserver", nil
 	case strings.Contains(dsn, "@tcp("), strings.Contains(dsn, "@unix("), strings.HasPrefix(dsn, "tcp("):
 		return "mysql", nil
-	case strings.HasPrefix(dsn, "file:"):
+	case strings.HasPrefix(dsn, "file:"), sqliteFile.MatchString(dsn):
 		return "sqlite", nil
 	}
 	return "", fmt.Errorf("cannot tell the driver of DSN %q: set --driver to pgx, mysql, sqlserver or sqlite", dsn)
 }
+
+// sqliteFile is a DSN that can only be an SQLite file: a path ending in .db,
+// .sqlite or .sqlite3, with no scheme and no user.
+var sqliteFile = regexp.MustCompile(`^[^@:]*\.(db|sqlite3?)$`)
 
 // readConfig reads the file --config names, or cosid.yaml when it exists. It returns
 // false when there is no configuration to read.
@@ -119,9 +152,10 @@ func readConfig(path string, explicit bool) (cosid.Config, bool, error) {
 	return cfg, err == nil, err
 }
 
-// chunk is how many ids the CLI reserves before it prints them: the reservation
-// follows the printing, so a reader that stops early (cosid next -n 1000000 | head)
-// leaves at most one chunk unprinted.
+// chunk is the most ids the CLI reserves before it prints them. The reservations
+// follow the printing and grow from 1 to chunk (1, 2, 4, …), so that a reader that
+// stops early (cosid next -n 1000000 | head) leaves unprinted at most one
+// reservation: no more than it was printed before it, and never more than chunk.
 const chunk = 1000
 
 func nextCommand(stderr io.Writer) *cobra.Command {
@@ -137,16 +171,25 @@ func nextCommand(stderr io.Writer) *cobra.Command {
 
 A run reserves exactly the ids it prints, for segment and periodic-segment
 generators alike: nothing is skipped, and the next run goes on where this one
-stopped. It reserves them 1000 at a time as it prints them, so a reader that stops
-early leaves at most 1000 unprinted. A snowflake generator leases a slot for the run.
+stopped. It reserves them as it prints them, 1, 2, 4, … and at most 1000 at a time,
+so a reader that stops early (cosid next -n 1000000 | head) leaves unprinted at most
+the ids of one reservation: no more than were printed before it, and at most 1000.
+The lines printed that the reader never read are lost too: a pipe holds up to 64 KiB
+of them. A snowflake generator leases a slot for the run.
 
 With a configuration (--config, or cosid.yaml in the working directory) NAME is one
-of its generators. Without one, or with --store or --dsn, NAME is an ad-hoc segment
-with the key NS/NAME; its store is the embedded default, the SQLite file cosid.db in
-the working directory (said on stderr), unless --store or --dsn names another.`,
+of its generators, or with --store STORE an ad-hoc segment NS/NAME on the
+configuration's store STORE. Without a configuration, or with --dsn, NAME is an
+ad-hoc segment with the key NS/NAME; its store is the embedded default, the SQLite
+file cosid.db in the working directory (said on stderr), unless --dsn names another
+database (an SQLite file, or a DSN of pgx, mysql or sqlserver).
+
+A generator on a store of type memory is refused: each run is a process of its
+own, and the store's ids and slot leases die with it.`,
 		Example: `  cosid next order -n 3
   cosid next bill --config cosid.yaml
-  cosid next order --store sqlite:/var/lib/cosid.db
+  cosid next invoice --store db --config cosid.yaml
+  cosid next order --dsn /var/lib/cosid.db
   cosid next order --dsn 'postgres://app@db:5432/app'
   cosid next order --dsn 'app@tcp(db:3306)/app'`,
 		Args: cobra.ArbitraryArgs,
@@ -158,12 +201,26 @@ the working directory (said on stderr), unless --store or --dsn names another.`,
 				return fmt.Errorf("--count %d: want ≥ 1", count)
 			}
 			name := args[0]
+			if strings.HasPrefix(sf.store, "sqlite:") {
+				return errSQLiteStore(sf.store)
+			}
+			if sf.store != "" && sf.dsn != "" {
+				return errors.New("--store names a store of the configuration and --dsn an ad-hoc one: give one")
+			}
 			cfg, ok, err := readConfig(config, cmd.Flags().Changed("config"))
 			switch {
 			case err != nil:
 				return err
 			case ok && sf.adHoc():
-				return fmt.Errorf("--store and --dsn name an ad-hoc store; the configuration %s names its own", config)
+				return fmt.Errorf("--dsn names an ad-hoc store; the configuration %s names its own (--store NAME picks one of them)", config)
+			case sf.store != "":
+				source := config
+				if !ok {
+					cfg, source = cosid.DefaultConfig(), "the embedded default configuration"
+				}
+				if cfg, err = sf.onStore(cmd, cfg, source, name); err != nil {
+					return err
+				}
 			case !ok || sf.adHoc():
 				if cfg, err = sf.config(name); err != nil {
 					return err
@@ -186,8 +243,12 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if _, ok := cfg.Generators[name]; !ok {
+	gc, ok := cfg.Generators[name]
+	if !ok {
 		return fmt.Errorf("no generator %q in the configuration; it has: %s", name, generatorNames(cfg))
+	}
+	if err := oneShotStore(cfg, name, gc); err != nil {
+		return err
 	}
 	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
 	if err != nil {
@@ -195,8 +256,8 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	}
 	defer rt.Close()
 	w := bufio.NewWriter(stdout)
-	for left := count; left > 0; left -= min(left, chunk) {
-		texts, err := rt.Take(ctx, name, min(left, chunk))
+	for left, size := count, int64(1); left > 0; left, size = left-min(left, size), min(2*size, chunk) {
+		texts, err := rt.Take(ctx, name, min(left, size))
 		if err != nil {
 			return errors.Join(err, w.Flush())
 		}
@@ -208,6 +269,22 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 		}
 	}
 	return nil
+}
+
+// oneShotStore refuses a generator whose store forgets everything when the process
+// ends: each cosid next is a process of its own, so every run would start the same
+// way and print the same ids again.
+func oneShotStore(cfg cosid.Config, name string, gc cosid.GeneratorConfig) error {
+	if gc.Store == "" || cfg.Stores[gc.Store].Type != "memory" || (gc.Strategy == "snowflake" && gc.MachineID != nil) {
+		return nil
+	}
+	what := "its ids die with the process: every cosid next would print the same ids again"
+	if gc.Strategy == "snowflake" {
+		what = "its slot leases die with the process: the next run could lease the same slot in the same time unit and print the same ids again"
+	}
+	return fmt.Errorf("generator %q is on the store %q of type memory, and %s; "+
+		"put it on a store that keeps its data (sql, redis, etcd, zookeeper, mongodb, http), or take its ids from a long-running cosid serve",
+		name, gc.Store, what)
 }
 
 func generatorNames(cfg cosid.Config) string {

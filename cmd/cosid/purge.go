@@ -28,9 +28,10 @@ type periodic struct {
 
 func purgeCommand() *cobra.Command {
 	var (
-		config, before, generator string
-		dryRun, yes               bool
-		now                       string
+		f                 adminFlags
+		before, generator string
+		dryRun, yes       bool
+		now               string
 	)
 	cmd := &cobra.Command{
 		Use:   "purge --before PERIOD",
@@ -45,9 +46,14 @@ before it deletes it. It is an offline tool: a generator that still reserves a
 deleted key starts it again at its initial offset and repeats its ids, so run it
 only on periods that no running generator can reach (past periods are safe while
 generators keep their clocks). An interrupted purge is resumed by running it again.
-Progress goes to stderr: a bar on a terminal, a line every 1000 keys otherwise.`,
+Progress goes to stderr: a bar on a terminal, a line every 1000 keys otherwise.
+
+The keys are those of each generator's store; --store NAME purges only the
+generators on that store of the configuration, and --dsn purges the keys of the
+configuration's generators on that SQL database instead.`,
 		Example: `  cosid purge --before 202601 --dry-run
-  cosid purge --before 20260101 --generator bill --yes`,
+  cosid purge --before 20260101 --generator bill --yes
+  cosid purge --before 2026 --dsn 'postgres://app@db:5432/app'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			clock := time.Now()
@@ -57,34 +63,59 @@ Progress goes to stderr: a bar on a terminal, a line every 1000 keys otherwise.`
 					return fmt.Errorf("--now: %w", err)
 				}
 			}
+			if before == "" {
+				return usageErr(cmd, "want --before PERIOD, the first period to keep: a year (2026), a month (202610) or a day (20261027)")
+			}
 			cut, err := parseBefore(before)
 			if err != nil {
 				return err
 			}
-			cfg, ok, err := readConfig(config, cmd.Flags().Changed("config"))
+			if f.driver != "" && f.dsn == "" {
+				return fmt.Errorf("--driver needs --dsn")
+			}
+			if f.store != "" && f.dsn != "" {
+				return fmt.Errorf("--store names a store of the configuration and --dsn another: give one")
+			}
+			cfg, ok, err := readConfig(f.config, cmd.Flags().Changed("config"))
 			if err != nil {
 				return err
 			}
 			if !ok {
-				return fmt.Errorf("purge needs a configuration with periodic-segment generators: %s does not exist", config)
+				return fmt.Errorf("purge needs a configuration with periodic-segment generators: %s does not exist", f.config)
 			}
 			gens, err := periodics(cfg, generator)
 			if err != nil {
 				return err
 			}
 			p := purger{cmd: cmd, cfg: cfg, cut: cut, now: clock, dryRun: dryRun, yes: yes}
+			switch {
+			case f.dsn != "":
+				sc, err := f.dsnStore()
+				if err != nil {
+					return err
+				}
+				p.cfg.Stores = map[string]cosid.StoreConfig{cosid.DefaultStore: sc} // as the other commands name --dsn
+				for i := range gens {
+					gens[i].store = cosid.DefaultStore
+				}
+			case f.store != "":
+				if gens, err = onStore(cfg, gens, f.store); err != nil {
+					return err
+				}
+			}
 			return p.run(cmd.Context(), gens)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&config, "config", "c", defaultConfig, "the configuration file")
+	f.register(cmd)
+	fl.Lookup("store").Usage = "purge only the generators on this store of the configuration"
+	fl.Lookup("dsn").Usage = "purge the keys of the configuration's generators on this SQL database instead of their stores"
 	fl.StringVar(&before, "before", "", "delete the periods that end by the start of this one: YYYY, YYYYMM or YYYYMMDD")
 	fl.StringVar(&generator, "generator", "", "purge only this periodic-segment generator")
 	fl.BoolVar(&dryRun, "dry-run", false, "list what would be deleted, change nothing")
 	fl.BoolVar(&yes, "yes", false, "do not ask before deleting")
 	fl.StringVar(&now, "now", "", "the time to judge the current period by (RFC 3339), for tests")
 	_ = fl.MarkHidden("now")
-	_ = cmd.MarkFlagRequired("before")
 	return cmd
 }
 
@@ -136,6 +167,23 @@ func periodics(cfg cosid.Config, only string) ([]periodic, error) {
 	return gens, nil
 }
 
+// onStore returns the generators of gens on the store name of cfg.
+func onStore(cfg cosid.Config, gens []periodic, name string) ([]periodic, error) {
+	if _, ok := cfg.Stores[name]; !ok {
+		return nil, fmt.Errorf("--store %q: no such store in the configuration; it has: %s", name, strings.Join(slices.Sorted(maps.Keys(cfg.Stores)), ", "))
+	}
+	var on []periodic
+	for _, g := range gens {
+		if g.store == name {
+			on = append(on, g)
+		}
+	}
+	if len(on) == 0 {
+		return nil, fmt.Errorf("--store %q: no periodic-segment generator of the configuration is on it", name)
+	}
+	return on, nil
+}
+
 type purger struct {
 	cmd         *cobra.Command
 	cfg         cosid.Config
@@ -181,7 +229,7 @@ func (p *purger) run(ctx context.Context, gens []periodic) error {
 		return nil
 	}
 	if p.dryRun {
-		fmt.Fprintf(out, "dry run: would seal and delete %d keys\n", len(keys))
+		fmt.Fprintf(out, "dry run: would seal and delete %s\n", plural(len(keys), "key"))
 		return nil
 	}
 	if !p.yes && !p.confirm(len(keys)) {
@@ -198,7 +246,7 @@ func (p *purger) run(ctx context.Context, gens []periodic) error {
 		prog.step(i + 1)
 	}
 	prog.done()
-	fmt.Fprintf(out, "sealed and deleted %d keys\n", len(keys))
+	fmt.Fprintf(out, "sealed and deleted %s\n", plural(len(keys), "key"))
 	return nil
 }
 
@@ -226,7 +274,11 @@ func (p *purger) old(ctx context.Context, st store.Admin, g periodic) ([]string,
 
 // confirm asks on stderr and reads the answer from stdin.
 func (p *purger) confirm(n int) bool {
-	fmt.Fprintf(p.cmd.ErrOrStderr(), "seal and delete these %d keys? [y/N] ", n)
+	what := "these " + plural(n, "key")
+	if n == 1 {
+		what = "this key"
+	}
+	fmt.Fprintf(p.cmd.ErrOrStderr(), "seal and delete %s? [y/N] ", what)
 	answer, _ := bufio.NewReader(p.cmd.InOrStdin()).ReadString('\n')
 	answer = strings.ToLower(strings.TrimSpace(answer))
 	return answer == "y" || answer == "yes"
@@ -260,9 +312,9 @@ func (p *progress) step(done int) {
 	switch {
 	case p.terminal:
 		filled := done * barWidth / p.total
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d keys", strings.Repeat("#", filled), strings.Repeat(".", barWidth-filled), done, p.total)
+		fmt.Fprintf(p.w, "\r[%s%s] %d/%s", strings.Repeat("#", filled), strings.Repeat(".", barWidth-filled), done, plural(p.total, "key"))
 	case done%progressEvery == 0 || done == p.total:
-		fmt.Fprintf(p.w, "purged %d/%d keys\n", done, p.total)
+		fmt.Fprintf(p.w, "purged %d/%s\n", done, plural(p.total, "key"))
 	}
 }
 

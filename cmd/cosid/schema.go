@@ -22,6 +22,9 @@ func schemaCommand() *cobra.Command {
   cosid schema --dialect mysql --range-table ids.cosid_range`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dialect == "" {
+				return usageErr(cmd, "want --dialect: postgresql, mysql, mariadb, sqlserver or sqlite")
+			}
 			script, err := sqlstore.Schema(dialectName(dialect), tables)
 			if err != nil {
 				return errors.New(flagNames.Replace(err.Error())) // the flags' names, not the options'
@@ -36,7 +39,6 @@ func schemaCommand() *cobra.Command {
 	fl.StringVar(&tables.Range, "range-table", def.Range, "the range table's name")
 	fl.StringVar(&tables.Slot, "slot-table", def.Slot, "the slot table's name")
 	fl.StringVar(&tables.Namespace, "namespace-table", def.Namespace, "the namespace table's name")
-	_ = cmd.MarkFlagRequired("dialect")
 	return cmd
 }
 

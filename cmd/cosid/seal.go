@@ -4,26 +4,50 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cosid-go/cosid/store"
 )
 
 func sealCommand() *cobra.Command {
-	var f adminFlags
+	var (
+		f      adminFlags
+		create bool
+	)
 	cmd := &cobra.Command{
 		Use:   "seal KEY...",
 		Short: "Seal keys: every later reservation of them fails, and their values stay",
 		Long: `Seal each KEY, such as app/bill/20261027: every later reservation of it fails
-with "key sealed", and its value is kept, so that it is never handed out again. A key
-that does not exist is created sealed. Generators already holding a range of the key
-finish it.`,
+with "key sealed", and its value is kept, so that it is never handed out again.
+Generators already holding a range of the key finish it. A key that does not exist
+is refused, since it is most often a typo (cosid keys --prefix lists the keys);
+--create creates it sealed, so that no generator ever starts it.`,
 		Example: `  cosid seal app/bill/20261027
   cosid seal app/order --config cosid.yaml --store db`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr(cmd, "want the KEYs to seal, such as app/bill/20261027")
+			}
 			a, _, err := f.open(cmd.Context(), cmd, warnLogger(cmd))
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			for _, key := range args { // every key is checked before any is sealed
+				if err := store.CheckKey(key); err != nil {
+					return err
+				}
+				if create {
+					continue
+				}
+				page, err := a.Keys(cmd.Context(), key, "", 1)
+				if err != nil {
+					return err
+				}
+				if len(page) == 0 || page[0].Key != key {
+					return fmt.Errorf("key %q does not exist, so nothing was sealed; check the key (cosid keys --prefix lists them), or give --create to create it sealed", key)
+				}
+			}
 			for _, key := range args {
 				if err := a.Seal(cmd.Context(), key); err != nil {
 					return err
@@ -39,6 +63,7 @@ finish it.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&create, "create", false, "create a KEY that does not exist, sealed")
 	f.register(cmd)
 	return cmd
 }

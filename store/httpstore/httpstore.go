@@ -214,6 +214,11 @@ func (s *Store) post(ctx context.Context, path string, body []byte, out any) err
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	return s.do(req, path, out)
+}
+
+// do sends req, with the token, and decodes its answer into out (nil: ignore it).
+func (s *Store) do(req *http.Request, path string, out any) error {
 	req.Header.Set("Accept", "application/json")
 	if s.token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.token)

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/server"
+	"github.com/cosid-go/cosid/store/memstore"
+)
+
+// TestConfigCheckOpen_ClosedPortFails points a store of each type at a closed port:
+// config check --open contacts it for real, even the stores that open lazily (etcd,
+// ZooKeeper, MongoDB, http), and exits 1 naming the store.
+func TestConfigCheckOpen_ClosedPortFails(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ typ, settings string }{
+		{"sql", `driver: pgx, dsn: "postgres://cosid@ADDR/app"`},
+		{"sql", `driver: mysql, dsn: "root@tcp(ADDR)/app"`},
+		{"redis", `addr: ADDR`},
+		{"etcd", `endpoints: [ADDR]`},
+		{"zookeeper", `servers: [ADDR]`},
+		{"mongodb", `uri: "mongodb://ADDR/", database: app`},
+		{"http", `url: "http://ADDR"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.typ+" "+tc.settings[:10], func(t *testing.T) {
+			t.Parallel()
+			settings := strings.ReplaceAll(tc.settings, "ADDR", testenv.ClosedAddr(t))
+			dir := writeConfig(t, fmt.Sprintf("cosid:\n  stores:\n    down: { type: %s, %s, timeout: 1s }\n", tc.typ, settings))
+			out, errOut, code := runCLI(t, dir, "config", "check", "--open")
+			if code != 1 || !strings.Contains(errOut, fmt.Sprintf("store %q (type %s)", "down", tc.typ)) || !strings.Contains(out, "FAILED") {
+				t.Errorf("config check --open of a %s store on a closed port: exit %d, stdout %q, stderr %q; want exit 1 naming store \"down\"",
+					tc.typ, code, out, errOut)
+			}
+		})
+	}
+}
+
+// TestConfigCheckOpen_HTTPStoreToken checks an http store against a real server
+// that wants a token: the right token passes, a wrong one fails the check.
+func TestConfigCheckOpen_HTTPStoreToken(t *testing.T) {
+	t.Parallel()
+	rt, err := cosid.Open(t.Context(), cosid.Config{Stores: map[string]cosid.StoreConfig{"mem": {Type: "memory"}}}, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	hs := httptest.NewServer(server.New(rt, server.WithStore(memstore.New()), server.WithToken("s3cret"), server.WithLogger(nil)))
+	defer hs.Close()
+	for _, tc := range []struct {
+		token string
+		code  int
+	}{{"s3cret", 0}, {"wrong", 1}} {
+		dir := writeConfig(t, fmt.Sprintf("cosid:\n  stores:\n    proxy: { type: http, url: %q, token-file: token, timeout: 2s }\n", hs.URL))
+		if err := os.WriteFile(filepath.Join(dir, "token"), []byte(tc.token+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := runCLI(t, dir, "config", "check", "--open")
+		if code != tc.code {
+			t.Errorf("token %q: exit %d, stdout %q, stderr %q; want exit %d", tc.token, code, out, errOut, tc.code)
+		}
+		if tc.code == 0 && !strings.Contains(out, "proxy  http  ok, leases slots") {
+			t.Errorf("token %q: stdout %q, want the store ok", tc.token, out)
+		}
+		if tc.code == 1 && !strings.Contains(errOut, `store "proxy" (type http)`) {
+			t.Errorf("token %q: stderr %q, want it to name the store", tc.token, errOut)
+		}
+	}
+}
+
+// TestNext_MemoryStoreRefuses: a memory store forgets its keys and leases when the
+// process ends, so cosid next, a process per run, refuses it rather than print the
+// same ids on every run.
+func TestNext_MemoryStoreRefuses(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, `cosid:
+  stores:
+    mem: { type: memory }
+  generators:
+    code: { strategy: segment, store: mem }
+    ev: { strategy: snowflake, store: mem }
+    fixed: { strategy: snowflake, machine-id: 1 }
+`)
+	for name, says := range map[string]string{"code": "its ids die with the process", "ev": "its slot leases die with the process"} {
+		out, errOut, code := runCLI(t, dir, "next", name)
+		if code != 1 || out != "" || !strings.Contains(errOut, says) || !strings.Contains(errOut, `store "mem" of type memory`) {
+			t.Errorf("next %s on a memory store: exit %d, stdout %q, stderr %q; want exit 1 saying %q", name, code, out, errOut, says)
+		}
+	}
+	if out, errOut, code := runCLI(t, dir, "next", "fixed"); code != 0 || out == "" {
+		t.Errorf("next fixed (no store) = %q, exit %d, stderr %q; want an id", out, code, errOut)
+	}
+}

@@ -1,0 +1,25 @@
+package etcdstore
+
+import (
+	"context"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/cosid-go/cosid/internal/calltimeout"
+	"github.com/cosid-go/cosid/store"
+)
+
+var _ store.Pinger = (*Store)(nil)
+
+// Ping implements store.Pinger: a linearizable read of the store's prefix, counting
+// its keys (it reads none), which needs a quorum of the cluster and the client's
+// credentials, as a reservation does.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (*clientv3.GetResponse, error) {
+		return s.client.Get(ctx, s.prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	})
+	if err != nil {
+		return s.failed(ctx, "ping", err)
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cosid-go/cosid/internal/calltimeout"
+	"github.com/cosid-go/cosid/store"
+)
+
+var _ store.Pinger = (*Store)(nil)
+
+// Ping implements store.Pinger: it pings the database and checks again, as Open
+// did, that the store's tables exist with their columns (it creates nothing, even
+// with initSchema), so that a database that lost them, or a login that can no longer
+// read them, fails.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (struct{}, error) {
+		if err := s.db.PingContext(ctx); err != nil {
+			return struct{}{}, err
+		}
+		if lacking := s.readTables(ctx, s.tables); len(lacking) > 0 {
+			if err := ctx.Err(); err != nil {
+				return struct{}{}, err
+			}
+			return struct{}{}, fmt.Errorf("%s", describeAll(lacking))
+		}
+		return struct{}{}, nil
+	})
+	if err != nil {
+		return failed(ctx, s.name+": ping", err)
+	}
+	return nil
+}

@@ -1,0 +1,26 @@
+package zkstore
+
+import (
+	"context"
+
+	"github.com/cosid-go/cosid/internal/calltimeout"
+	"github.com/cosid-go/cosid/store"
+)
+
+var _ store.Pinger = (*Store)(nil)
+
+// Ping implements store.Pinger: an Exists of the store's root, which needs a session
+// with the ensemble, as every reservation does. A root that does not exist yet is no
+// failure: the first reservation creates it.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (bool, error) {
+		return call(ctx, func() (bool, error) {
+			ok, _, err := s.conn.Exists(s.root)
+			return ok, err
+		})
+	})
+	if err != nil {
+		return s.failed("ping", err)
+	}
+	return nil
+}

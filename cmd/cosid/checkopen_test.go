@@ -51,7 +51,11 @@ func TestConfigCheckOpen_HTTPStoreToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	hs := httptest.NewServer(server.New(rt, server.WithStore(memstore.New()), server.WithToken("s3cret"), server.WithLogger(nil)))
+	srv, err := server.New(rt, server.WithStore(memstore.New()), server.WithToken("s3cret"), server.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	for _, tc := range []struct {
 		token string

@@ -146,11 +146,12 @@ func forged4xRevert(t *testing.T, ns, driver, dsn string) {
 // then another owner acquires. lease-of answers no incarnation, so the release frees
 // nothing, and the next owner's floor stays above all the victim may stamp.
 func TestSecurity_C1_ForgedStoreReleaseKeepsFloor(t *testing.T) {
-	s := newTrustServer(t, openRuntime(t), WithStore(memstore.New()))
+	// The forger holds the admin token too: the worst case, not a role mistake.
+	s := newTrustServer(t, openRuntime(t), WithStore(memstore.New()), WithRoleToken(RoleAdmin, "c1-admin"))
 	post := func(path string, body any, out any) (int, string) {
 		t.Helper()
 		b, _ := json.Marshal(body)
-		status, _, resp := do(t, s, "POST", path, string(b), "Content-Type", "application/json")
+		status, _, resp := do(t, s, "POST", path, string(b), "Content-Type", "application/json", "Authorization", "Bearer c1-admin")
 		if out != nil && status == 200 {
 			if err := json.Unmarshal([]byte(resp), out); err != nil {
 				t.Fatalf("%s: %v in %s", path, err, resp)

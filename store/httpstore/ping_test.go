@@ -37,7 +37,7 @@ func TestPing(t *testing.T) {
 		{"wrong token", url, "wrong", "401"},
 		{"no token", url, "", "401"},
 		{"closed port", "http://" + testenv.ClosedAddr(t), "", "refused"},
-		{"served store down", down, "", "the database is down"},
+		{"served store down", down, "", "the served store is unavailable"}, // the cause stays in the server's log (L4)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

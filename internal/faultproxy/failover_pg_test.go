@@ -177,7 +177,10 @@ func (c *pgCluster) server(data string, port int) *ownServer {
 	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", port)
 	s := &ownServer{t: c.t, cred: c.cred, args: []string{filepath.Join(c.bin, "postgres"), "-D", data, "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + c.base, "-c", "fsync=on",
-		"-c", "max_connections=100", "-c", "cluster_name=standby"}}
+		"-c", "max_connections=100", "-c", "cluster_name=standby",
+		// A standby whose primary died retries after this before it notices a
+		// promotion: 5 s by default, most of the time a failover took.
+		"-c", "wal_retrieve_retry_interval=500ms"}}
 	s.up = func(ctx context.Context) error {
 		_, err := queryOne(ctx, "pgx", dsn, "select 1")
 		return err

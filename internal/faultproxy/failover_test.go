@@ -170,6 +170,38 @@ func (r *reserver) stop() reserverLog {
 	return r.log
 }
 
+// warmRanges is how many ranges each reserver is given before each failover and
+// after the last, so that the failover comes under load and the load goes on.
+const warmRanges = 10
+
+// warm waits (at most 20 s) until each of rs was given warmRanges more ranges.
+func warm(t *testing.T, rs []*reserver, when string) {
+	t.Helper()
+	counts := make([]int, len(rs))
+	for i, r := range rs {
+		counts[i] = r.oks()
+	}
+	end := time.Now().Add(20 * time.Second)
+	for i, r := range rs {
+		if !r.waitOK(counts[i]+warmRanges-1, time.Until(end)) {
+			t.Logf("%s got fewer than %d ranges within 20 s %s", r.log.Who, warmRanges, when)
+		}
+	}
+}
+
+// highest returns the end of the highest range any of rs was given.
+func highest(rs []*reserver) int64 {
+	var h int64
+	for _, r := range rs {
+		r.mu.Lock()
+		for _, o := range r.log.OK {
+			h = max(h, o.End)
+		}
+		r.mu.Unlock()
+	}
+	return h
+}
+
 // waitOK waits until the reserver has been given more than n ranges, or until
 // within has passed, and reports whether it has.
 func (r *reserver) waitOK(n int, within time.Duration) bool {
@@ -186,9 +218,12 @@ func (r *reserver) waitOK(n int, within time.Duration) bool {
 // failoverLoad runs two reservers ("p1", "p2") on key through rounds failovers:
 // once both have a range, it calls failover(round), which returns once the new
 // primary takes writes, and starts a late reserver ("late1", …) as a process
-// started after the failover would be. After each failover it waits until every
-// reserver was given a range after it (at most 20 s each); after the last, it
-// stops them all and returns their logs.
+// started after the failover would be. Before each failover, and after the last,
+// every reserver is given warmRanges ranges. After each failover it waits (at most
+// 30 s) until the key passed the highest range acknowledged when failover
+// returned, so that every range a forgetful store gives again is given, and until
+// every reserver was given a range; after the last, it stops them all and returns
+// their logs.
 func failoverLoad(t *testing.T, open opener, key string, rounds int, failover func(round int)) []reserverLog {
 	t.Helper()
 	rs := []*reserver{startReserver(t, "p1", open, key), startReserver(t, "p2", open, key)}
@@ -198,20 +233,29 @@ func failoverLoad(t *testing.T, open opener, key string, rounds int, failover fu
 		}
 	}
 	for round := range rounds {
+		warm(t, rs, "before failover "+strconv.Itoa(round+1))
+		failover(round)
+		high := highest(rs)
 		counts := make([]int, len(rs))
 		for i, r := range rs {
 			counts[i] = r.oks()
 		}
-		failover(round)
 		rs = append(rs, startReserver(t, fmt.Sprintf("late%d", round+1), open, key))
 		counts = append(counts, 0)
-		// Every reserver gets a range after the failover before the next one.
+		// The key passes the highest range acknowledged before the failover, so
+		// that a store that forgot some hands all of them out again; and every
+		// reserver gets a range after the failover.
+		end := time.Now().Add(30 * time.Second)
+		for highest(rs) <= high && time.Now().Before(end) {
+			time.Sleep(10 * time.Millisecond) // sleep-ok: polls real stores on real servers
+		}
 		for i, r := range rs {
-			if !r.waitOK(counts[i], 20*time.Second) {
-				t.Logf("%s got no range within 20 s after failover %d", r.log.Who, round+1)
+			if !r.waitOK(counts[i], time.Until(end)) {
+				t.Logf("%s got no range within 30 s after failover %d", r.log.Who, round+1)
 			}
 		}
 	}
+	warm(t, rs, "after the last failover")
 	logs := make([]reserverLog, len(rs))
 	for i, r := range rs {
 		logs[i] = r.stop()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/cosid-go/cosid/internal/faultproxy"
 	"github.com/cosid-go/cosid/internal/testenv"
@@ -35,6 +39,9 @@ func newMariaTemplate(t *testing.T) *mariaTemplate {
 	t.Helper()
 	needFailover(t)
 	testenv.Server(t, testenv.MySQL) // the family of tests this machine runs
+	// The driver logs every connection the failover cuts; the errors that matter
+	// reach the reservers.
+	mysql.SetLogger(log.New(io.Discard, "", 0))
 	bin := program(t, "mariadbd", "/usr/sbin/mariadbd")
 	install := program(t, "mariadb-install-db")
 	base, err := os.MkdirTemp("", "cosid-mariafail-")
@@ -124,7 +131,7 @@ func newMariaPair(t *testing.T, m *mariaTemplate, hold time.Duration, primaryFla
 		v, err := queryOne(t.Context(), "mysql", rootDSN(p.rAddr, ""), "select count(*) from information_schema.schemata where schema_name = 'cosid'")
 		return err == nil && v == "1"
 	})
-	st, err := sqlOpener("mysql", p.dsn(), sqlstore.WithInitSchema(true), sqlstore.WithAllowAsyncReplicas(true))(t.Context())
+	st, err := sqlstore.Open("mysql", p.dsn(), 30*time.Second, sqlstore.WithInitSchema(true), sqlstore.WithAllowAsyncReplicas(true), sqlstore.WithLogger(nil), sqlstore.WithTables(failoverTables))
 	if err != nil {
 		t.Fatalf("creating the tables: %v", err)
 	}

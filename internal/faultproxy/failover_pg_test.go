@@ -93,10 +93,14 @@ func queryOne(ctx context.Context, driver, dsn, query string) (string, error) {
 	return v.String, err
 }
 
+// failoverTables are the tables of the failover tests, made at setup with a
+// timeout that a loaded machine meets.
+var failoverTables = sqlstore.Tables{Range: "f_range", Slot: "f_slot", Namespace: "f_ns"}
+
 // sqlOpener opens a SQL store on dsn with the store timeout of the harness, on
 // the table the topology made.
 func sqlOpener(driver, dsn string, opts ...sqlstore.Option) opener {
-	opts = append([]sqlstore.Option{sqlstore.WithLogger(nil), sqlstore.WithTables(sqlstore.Tables{Range: "f_range", Slot: "f_slot", Namespace: "f_ns"})}, opts...)
+	opts = append([]sqlstore.Option{sqlstore.WithLogger(nil), sqlstore.WithTables(failoverTables)}, opts...)
 	return func(ctx context.Context) (store.RangeStore, error) {
 		return sqlstore.Open(driver, dsn, storeTimeout, opts...)
 	}
@@ -155,7 +159,7 @@ func newPGCluster(t *testing.T, commit string, sync bool) *pgCluster {
 	t.Cleanup(func() { c.primary.crash(); c.standby.crash() })
 	c.setPrimaryDSN()
 	c.newStandby()
-	st, err := sqlOpener("pgx", c.primaryDSN, sqlstore.WithInitSchema(true), sqlstore.WithAllowAsyncReplicas(true))(t.Context())
+	st, err := sqlstore.Open("pgx", c.primaryDSN, 30*time.Second, sqlstore.WithInitSchema(true), sqlstore.WithAllowAsyncReplicas(true), sqlstore.WithLogger(nil), sqlstore.WithTables(failoverTables))
 	if err != nil {
 		t.Fatalf("creating the tables: %v", err)
 	}

@@ -22,6 +22,10 @@ import (
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
+// The driver logs every connection a failover cuts; the errors that matter reach
+// the reservers. Set before any test runs: the driver reads it unlocked.
+func init() { mysql.SetLogger(log.New(io.Discard, "", 0)) }
+
 // mariaTemplate is a data directory made once per test by mariadb-install-db,
 // copied for each server: installing takes seconds, copying a moment.
 type mariaTemplate struct {
@@ -39,9 +43,6 @@ func newMariaTemplate(t *testing.T) *mariaTemplate {
 	t.Helper()
 	needFailover(t)
 	testenv.Server(t, testenv.MySQL) // the family of tests this machine runs
-	// The driver logs every connection the failover cuts; the errors that matter
-	// reach the reservers.
-	mysql.SetLogger(log.New(io.Discard, "", 0))
 	bin := program(t, "mariadbd", "/usr/sbin/mariadbd")
 	install := program(t, "mariadb-install-db")
 	base, err := os.MkdirTemp("", "cosid-mariafail-")

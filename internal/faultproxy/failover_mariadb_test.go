@@ -57,7 +57,7 @@ func newMariaTemplate(t *testing.T) *mariaTemplate {
 	}
 	installing.Lock() // two at once trip over each other
 	defer installing.Unlock()
-	run(t, nil, install, args...)
+	runAs(t, nil, install, args...)
 	return m
 }
 

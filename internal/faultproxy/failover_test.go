@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +30,16 @@ import (
 // refuses a range below its own last one, which hides most duplicates from a busy
 // process, but not from one that starts after the failover (see
 // ../shared/reviews/failover.md). Every acknowledged range counts.
+//
+// A topology's test: needFailover(t) first; start its servers; then
+//
+//	logs := failoverLoad(t, open, key, rounds, func(round int) { /* one failover */ })
+//	rep := checkRanges(logs)
+//	rep.Failovers = rounds
+//	noIDTwice(t, rep)        // a configuration the store accepts
+//	duplicatesShown(t, rep)  // one it refuses, run with its opt-in
+//
+// with rounds from failoverRounds(t, def) for the accepted ones.
 
 // failoverSize is the size of every range the reservers reserve.
 const failoverSize = 100
@@ -46,6 +60,70 @@ func failoverRounds(t *testing.T, def int) int {
 		t.Fatalf("%s=%q: want a number of failovers ≥ 1", failoverEnv, s)
 	}
 	return n
+}
+
+// failoverGate is the variable that runs the failover matrix (.ci/run sets it):
+// the tests start replicated servers of their own, which takes a few minutes.
+const failoverGate = "COSID_TEST_FAILOVER"
+
+// needFailover skips t unless the failover matrix is to run.
+func needFailover(t *testing.T) {
+	t.Helper()
+	if os.Getenv(failoverGate) != "1" {
+		t.Skipf("%s is unset: set it to 1 to run the failover matrix on replicated servers the test starts itself", failoverGate)
+	}
+}
+
+// asRoot returns the credential of the user a database server runs as when the
+// test runs as root (PostgreSQL and MariaDB refuse root), and chowns dir to it.
+func asRoot(t *testing.T, name, dir string) *syscall.Credential {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Fatalf("running as root, the server needs a user %s of its own: %v", name, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(dir, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+}
+
+// runAs runs a program as cred, failing t with its output.
+func runAs(t *testing.T, cred *syscall.Credential, prog string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %q: %v\n%s", filepath.Base(prog), args, err, out)
+	}
+}
+
+// until polls cond every 20 ms until it holds or within passes, failing t with
+// what it waited for.
+func until(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(20 * time.Millisecond) // sleep-ok: polls a real server
+	}
+}
+
+// splitPort splits host:port.
+func splitPort(addr string) (string, string, error) {
+	for i := len(addr) - 1; i >= 0; i-- {
+		if addr[i] == ':' {
+			return addr[:i], addr[i+1:], nil
+		}
+	}
+	return "", "", errors.New("no port in " + addr)
 }
 
 // opener opens a store the way a client of the topology would (a multi-host DSN,

@@ -39,6 +39,8 @@ type specConfig struct {
 		SlotTable      string `yaml:"slotTable"`
 		NamespaceTable string `yaml:"namespaceTable"`
 		FetchPlan      string `yaml:"fetchPlan"`
+		// AllowAsyncReplicas is WithAllowAsyncReplicas (replication.go).
+		AllowAsyncReplicas bool `yaml:"allowAsyncReplicas"`
 	} `yaml:"options"`
 }
 
@@ -68,7 +70,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect), withSettingsPath(spec.Path)}
+	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect), WithAllowAsyncReplicas(c.Options.AllowAsyncReplicas), withSettingsPath(spec.Path)}
 	if spec.Logger != nil {
 		opts = append(opts, WithLogger(spec.Logger))
 	}

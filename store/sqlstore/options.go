@@ -92,6 +92,8 @@ type config struct {
 	// it was opened from a configuration: its errors then name YAML settings, not
 	// options.
 	settings string
+	allowAsync bool            // WithAllowAsyncReplicas
+	gated      *gatedConnector // the pool's, when Open made it (replication.go)
 }
 
 // withSettingsPath marks a store opened from the configuration entry at path.
@@ -138,9 +140,11 @@ func withClockOffset(c *clockOffset) Option { return func(cfg *config) { cfg.clo
 // slog.Default()). A nil logger logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
-		if l == nil {
-			l = slog.New(slog.DiscardHandler)
+		// A local, not l: one Option may configure stores opened concurrently.
+		logger := l
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
 		}
-		c.logger = l
+		c.logger = logger
 	}
 }

@@ -16,6 +16,8 @@ type config struct {
 	prefix   string
 	timeout  time.Duration
 	volatile bool
+	// asyncReplicas: WithAsyncReplicas.
+	asyncReplicas bool
 	// replicas and replicaWait: WithReplicas.
 	replicas    int
 	replicaWait time.Duration

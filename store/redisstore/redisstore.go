@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -42,6 +43,10 @@ type Store struct {
 	// replicas, replicaWait: every write waits for this many replicas (WithReplicas).
 	replicas    int
 	replicaWait time.Duration
+	// asyncReplicas: WithAsyncReplicas; gate: the replication check (replication.go).
+	asyncReplicas bool
+	gate          gate
+	logger        *slog.Logger
 }
 
 var (
@@ -96,6 +101,9 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 
 		replicas:    cfg.replicas,
 		replicaWait: cfg.replicaWait,
+
+		asyncReplicas: cfg.asyncReplicas,
+		logger:        cfg.logger,
 	}
 	if s.clock == nil {
 		s.clock = new(clockOffset)
@@ -107,13 +115,20 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 	err := checkDurability(ctx, client)
 	switch {
 	case err == nil:
-		cfg.logger.Debug("redisstore: ready", "store", s.name, "timeout", cfg.timeout)
 	case cfg.volatile && (errors.Is(err, ErrVolatileServer) || errors.Is(err, ErrDurabilityUnknown)):
-		cfg.logger.Warn("redisstore: running on a server that may forget reservations and leases on a restart or failover, and then hand out the same ids again (allowed by WithVolatileServer / allowVolatile)",
-			"store", s.name, "reason", err.Error())
+		cfg.logger.Warn("redisstore: allowVolatile: a restart may forget reservations and hand out ids again",
+			"store", s.name, "found", err.Error())
+	case errors.Is(err, ErrVolatileServer):
+		return nil, fmt.Errorf("%s: %w; a restart would forget the latest reservations and leases and hand the same ids out again; run the server with appendonly yes and appendfsync always, or accept the risk with options: { allowVolatile: true } (WithVolatileServer)", s.name, err)
+	case errors.Is(err, ErrDurabilityUnknown):
+		return nil, fmt.Errorf("%s: %w; where the service keeps an append-only file fsynced on every write, or the risk is accepted, set options: { allowVolatile: true } (WithVolatileServer)", s.name, err)
 	default:
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
+	if err := s.gateOpen(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	cfg.logger.Debug("redisstore: ready", "store", s.name, "timeout", cfg.timeout, "replicas", s.replicas, "waitAOF", s.gate.waitAOF.Load())
 	return s, nil
 }
 
@@ -121,7 +136,10 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 func serverName(client redis.UniversalClient) string {
 	switch c := client.(type) {
 	case *redis.Client:
-		return c.Options().Addr
+		if o := c.Options(); o.Addr != "FailoverClient" {
+			return o.Addr
+		}
+		return "sentinel master"
 	case *redis.ClusterClient:
 		return "cluster " + strings.Join(c.Options().Addrs, ",")
 	case *redis.Ring:
@@ -167,7 +185,7 @@ func durability(ctx context.Context, c redis.Cmdable) error {
 		if ctx.Err() != nil || isNetError(err) {
 			return fmt.Errorf("cannot reach the server: %w", err)
 		}
-		return fmt.Errorf("%w: CONFIG GET is refused (%w); where the service keeps an append-only file fsynced on every write, or the risk is accepted, pass WithVolatileServer (config: options: { allowVolatile: true })", ErrDurabilityUnknown, err)
+		return fmt.Errorf("%w: CONFIG GET is refused (%w)", ErrDurabilityUnknown, err)
 	}
 	var bad []string
 	if v := settings["appendonly"]; v != "yes" {
@@ -177,8 +195,7 @@ func durability(ctx context.Context, c redis.Cmdable) error {
 		bad = append(bad, fmt.Sprintf("appendfsync is %q, want \"always\"", v))
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: %s; a restart would forget the latest reservations and leases and hand the same ids out again; run the server with appendonly yes and appendfsync always, or accept the risk with WithVolatileServer (config: options: { allowVolatile: true })",
-			ErrVolatileServer, strings.Join(bad, ", "))
+		return fmt.Errorf("%w: %s", ErrVolatileServer, strings.Join(bad, ", "))
 	}
 	return nil
 }

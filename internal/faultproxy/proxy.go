@@ -91,6 +91,22 @@ func (p *Proxy) Set(mode Mode, delay time.Duration) {
 	}
 }
 
+// Retarget sends the connections the proxy accepts from now on to target
+// (host:port) and resets the ones open now, as a floating address or a load
+// balancer moved to a promoted replica does.
+func (p *Proxy) Retarget(target string) {
+	p.mu.Lock()
+	p.target = target
+	var reset []net.Conn
+	for c := range p.conns {
+		reset = append(reset, c)
+	}
+	p.mu.Unlock()
+	for _, c := range reset {
+		abort(c)
+	}
+}
+
 // Close stops the proxy and closes every connection through it.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
@@ -137,7 +153,10 @@ func (p *Proxy) accept() {
 // serve dials the target for client connection c and pumps bytes both ways.
 func (p *Proxy) serve(c net.Conn) {
 	defer p.wg.Done()
-	up, err := net.Dial("tcp", p.target)
+	p.mu.Lock()
+	target := p.target
+	p.mu.Unlock()
+	up, err := net.Dial("tcp", target)
 	if err != nil {
 		abort(c)
 		p.forget(c)

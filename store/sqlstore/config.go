@@ -32,6 +32,8 @@ type specConfig struct {
 		SlotTable      string `yaml:"slotTable"`
 		NamespaceTable string `yaml:"namespaceTable"`
 		FetchPlan      string `yaml:"fetchPlan"`
+		// AllowAsyncReplicas is WithAllowAsyncReplicas (replication.go).
+		AllowAsyncReplicas bool `yaml:"allowAsyncReplicas"`
 	} `yaml:"options"`
 }
 
@@ -55,7 +57,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect)}
+	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect), WithAllowAsyncReplicas(c.Options.AllowAsyncReplicas)}
 	if spec.Logger != nil {
 		opts = append(opts, WithLogger(spec.Logger))
 	}

@@ -88,6 +88,8 @@ type config struct {
 	plan       FetchPlan
 	logger     *slog.Logger
 	clock      *clockOffset
+	allowAsync bool            // WithAllowAsyncReplicas
+	gated      *gatedConnector // the pool's, when Open made it (replication.go)
 }
 
 func buildConfig(opts []Option) config {

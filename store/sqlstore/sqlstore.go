@@ -124,10 +124,11 @@ var driverImports = map[string]string{
 }
 
 func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg config) (*Store, error) {
-	db, err := openPool(driver, dsn, timeout)
+	db, gc, err := openGatedPool(driver, dsn, timeout)
 	if err != nil {
 		return nil, err
 	}
+	cfg.gated = gc
 	s, err := newStore(ctx, db, true, timeout, cfg)
 	if err != nil {
 		db.Close()
@@ -139,8 +140,15 @@ func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg co
 // openPool opens the pool of Open: the DSN with the settings that bound the
 // database's waits by timeout, and poolSize connections.
 func openPool(driver, dsn string, timeout time.Duration) (*sql.DB, error) {
+	db, _, err := openGatedPool(driver, dsn, timeout)
+	return db, err
+}
+
+// openGatedPool is openPool behind the connector that runs the store's
+// replication gate on every new connection (replication.go).
+func openGatedPool(driver, dsn string, timeout time.Duration) (*sql.DB, *gatedConnector, error) {
 	if err := checkDriver(driver); err != nil {
-		return nil, fmt.Errorf("sqlstore: %w: %w", store.ErrInvalidArgument, err)
+		return nil, nil, fmt.Errorf("sqlstore: %w: %w", store.ErrInvalidArgument, err)
 	}
 	switch driver {
 	case "sqlite":
@@ -148,14 +156,14 @@ func openPool(driver, dsn string, timeout time.Duration) (*sql.DB, error) {
 	case "mysql":
 		dsn = mysqlDSN(dsn, timeout)
 	}
-	db, err := sql.Open(driver, dsn)
+	db, gc, err := gatedPool(driver, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("sqlstore: open %s database: %w", driver, err)
+		return nil, nil, fmt.Errorf("sqlstore: open %s database: %w", driver, err)
 	}
 	db.SetMaxOpenConns(poolSize)
 	db.SetMaxIdleConns(poolSize)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	return db, nil
+	return db, gc, nil
 }
 
 // sqliteDSN adds to a modernc.org/sqlite DSN a busy timeout of timeout, so that a
@@ -287,6 +295,9 @@ func newStore(ctx context.Context, db *sql.DB, owned bool, timeout time.Duration
 		} else {
 			s.writer = make(chan struct{}, 1)
 		}
+	}
+	if err := gateReplication(ctx, db, cfg.gated, d, timeout, cfg); err != nil {
+		return nil, err
 	}
 	if err := s.checkTables(ctx, cfg); err != nil {
 		return nil, err

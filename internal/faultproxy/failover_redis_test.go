@@ -30,7 +30,7 @@ type redisNode struct {
 	*ownServer
 	addr, port string
 	dir        string
-	priority   int              // replica-priority: 0 is never promoted
+	priority   int               // replica-priority: 0 is never promoted
 	proxy      *faultproxy.Proxy // its stream from the first master, which the test holds; nil once restarted
 }
 

@@ -187,6 +187,7 @@ func (rt *redisTopology) opener(options string) opener {
 // replicas again, as the store that waits for every replica needs.
 func (rt *redisTopology) failover(lagging *redisNode, rejoin bool, want int) {
 	rt.t.Helper()
+	time.Sleep(time.Second) // sleep-ok: a second of load before the failover
 	old := rt.master()
 	if lagging != nil && lagging.proxy != nil {
 		lagging.proxy.Set(faultproxy.Hold, 0)

@@ -214,9 +214,11 @@ func (c *pgCluster) newStandby() {
 }
 
 // failover holds the standby's stream for lagTime, kills the primary with SIGKILL,
-// drops what the proxy held, promotes the standby and makes a new standby of it.
-// It returns once the new pair streams.
-func (c *pgCluster) failover() {
+// drops what the proxy held, promotes the standby and, when rebuild, makes a new
+// standby of it and returns once the new pair streams. Without rebuild (the last
+// failover of a test) the new primary stops waiting for a synchronous standby, as
+// Patroni's synchronous_mode does when none is left.
+func (c *pgCluster) failover(rebuild bool) {
 	t := c.t
 	t.Helper()
 	c.lag.Set(faultproxy.Hold, 0)
@@ -235,6 +237,22 @@ func (c *pgCluster) failover() {
 	c.primary, c.pIndex = c.standby, 1-c.pIndex
 	c.setPrimaryDSN()
 	os.RemoveAll(old)
+	if !rebuild {
+		if c.sync {
+			db, err := sql.Open("pgx", c.primaryDSN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range []string{"alter system set synchronous_standby_names = ''", "select pg_reload_conf()"} {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+		}
+		t.Logf("failover: promoted %v after the kill", promoted.Sub(killed).Round(time.Millisecond))
+		return
+	}
 	c.newStandby()
 	t.Logf("failover: promoted %v after the kill, new standby streaming %v later", promoted.Sub(killed).Round(time.Millisecond), time.Since(promoted).Round(time.Millisecond))
 }
@@ -253,7 +271,7 @@ func splitPort(addr string) (string, string, error) {
 // opened on the multi-host DSN with opts, and returns the report.
 func pgFailovers(t *testing.T, c *pgCluster, rounds int, opts ...sqlstore.Option) failoverReport {
 	t.Helper()
-	logs := failoverLoad(t, sqlOpener("pgx", c.anyDSN, opts...), "order", rounds, func(int) { c.failover() })
+	logs := failoverLoad(t, sqlOpener("pgx", c.anyDSN, opts...), "order", rounds, func(round int) { c.failover(round < rounds-1) })
 	rep := checkRanges(logs)
 	rep.Failovers = rounds
 	return rep

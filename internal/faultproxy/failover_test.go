@@ -186,9 +186,9 @@ func (r *reserver) waitOK(n int, within time.Duration) bool {
 // failoverLoad runs two reservers ("p1", "p2") on key through rounds failovers:
 // once both have a range, it calls failover(round), which returns once the new
 // primary takes writes, and starts a late reserver ("late1", …) as a process
-// started after the failover would be. After the last failover it waits until
-// every reserver was given a range after it (at most 20 s), stops them all and
-// returns their logs.
+// started after the failover would be. After each failover it waits until every
+// reserver was given a range after it (at most 20 s each); after the last, it
+// stops them all and returns their logs.
 func failoverLoad(t *testing.T, open opener, key string, rounds int, failover func(round int)) []reserverLog {
 	t.Helper()
 	rs := []*reserver{startReserver(t, "p1", open, key), startReserver(t, "p2", open, key)}
@@ -198,13 +198,18 @@ func failoverLoad(t *testing.T, open opener, key string, rounds int, failover fu
 		}
 	}
 	for round := range rounds {
+		counts := make([]int, len(rs))
+		for i, r := range rs {
+			counts[i] = r.oks()
+		}
 		failover(round)
 		rs = append(rs, startReserver(t, fmt.Sprintf("late%d", round+1), open, key))
-	}
-	for _, r := range rs {
-		n := r.oks()
-		if !r.waitOK(n, 20*time.Second) {
-			t.Logf("%s got no range within 20 s after the last failover", r.log.Who)
+		counts = append(counts, 0)
+		// Every reserver gets a range after the failover before the next one.
+		for i, r := range rs {
+			if !r.waitOK(counts[i], 20*time.Second) {
+				t.Logf("%s got no range within 20 s after failover %d", r.log.Who, round+1)
+			}
 		}
 	}
 	logs := make([]reserverLog, len(rs))
@@ -397,7 +402,7 @@ func (s *rewindStore) value() int64 {
 
 // TestFailoverLoad_CheckerSeesWhatAFailoverForgets runs the harness's load on a
 // store whose "failover" keeps every reservation, and on one whose failover
-// forgets the last ten: the first has no id twice, the second the ten ranges.
+// forgets the last ten: the first has no id twice, the second each id given again.
 func TestFailoverLoad_CheckerSeesWhatAFailoverForgets(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -406,19 +411,24 @@ func TestFailoverLoad_CheckerSeesWhatAFailoverForgets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &rewindStore{}
 			open := func(context.Context) (store.RangeStore, error) { return s, nil }
+			var before int64
 			logs := failoverLoad(t, open, "k", min(failoverRounds(t, 1), 1), func(int) {
 				for s.value() < 2*tc.rewind {
 					time.Sleep(time.Millisecond) // sleep-ok: lets the load reserve more than the rewind
 				}
 				s.mu.Lock()
+				before = s.next
 				s.next -= tc.rewind
 				s.mu.Unlock()
 			})
+			// Given again: from the rewound value to where the load stopped, up to
+			// the value before the rewind.
+			want := min(before, s.value()) - (before - tc.rewind)
 			var rep failoverReport
 			rep.add(checkRanges(logs))
 			rep.Failovers = 1
-			if len(logs) != 3 || rep.IDsTwice != tc.rewind {
-				t.Fatalf("%d reservers, %v; want 3 and %d ids twice", len(logs), rep, tc.rewind)
+			if len(logs) != 3 || rep.IDsTwice != want {
+				t.Fatalf("%d reservers, %v; want 3 and %d ids twice", len(logs), rep, want)
 			}
 			if tc.rewind == 0 {
 				noIDTwice(t, rep)

@@ -99,8 +99,8 @@ const maxPrefixLen = 128
 
 // New returns a Store on client, which the application owns: Close leaves it open.
 // New does no I/O, so that a program starts while the cluster is down; the first
-// call that cannot reach it fails within the store's timeout. The first call, the
-// first after a failed one, and one a minute check the members' releases first
+// call that cannot reach it fails within the store's timeout. The first call, one
+// after failed ones (at most every 5 s), and one a minute check the members' releases first
 // (Status of every endpoint): 3.5.0 to 3.5.2, which can lose acknowledged writes
 // after a crash, are refused (ErrUnsafeVersion) unless WithUnsafeVersion.
 func New(client *clientv3.Client, opts ...Option) (*Store, error) {
@@ -131,7 +131,6 @@ func newStore(client *clientv3.Client, owned bool, opts []Option) (*Store, error
 		name:    fmt.Sprintf("etcdstore(%s)", c.prefix),
 		gate:    gate{allow: c.unsafeVersion},
 	}
-	s.gate.stale.Store(true)
 	return s, nil
 }
 

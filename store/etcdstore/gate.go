@@ -41,31 +41,37 @@ func unsafeVersion(v string) bool {
 const versionCheckEvery = time.Minute
 
 // gate checks the releases of the members the client reaches. New does no I/O, so
-// it runs before the first call, again before the call after one that failed (a
-// leader's crash, a member restarted, perhaps on another release), and every
-// versionCheckEvery.
+// it runs before the first call, again after a failed call (a leader's crash, a
+// member restarted, perhaps on another release) at most every recheckAfterFailure,
+// and every versionCheckEvery.
 type gate struct {
-	stale  atomic.Bool
-	due    atomic.Int64 // unix ns of the next periodic check
-	mu     sync.Mutex
-	allow  bool // WithUnsafeVersion
-	warned string
+	due     atomic.Int64 // unix ns of the next check
+	mu      sync.Mutex
+	allow   bool // WithUnsafeVersion
+	checked bool // a check has passed: the releases are known
+	warned  string
 }
 
+// recheckAfterFailure spaces the checks after failed calls: during a failover every
+// call may fail, and each check dials every endpoint.
+const recheckAfterFailure = 5 * time.Second
+
 // check runs the check when it is due: Status of every endpoint of the client, at
-// once, each within a share of ctx's time, since a member that is down must not
-// hold the call up. A member that does not answer is skipped; at least one must.
+// once, each within half of ctx's time, since a member that is down must not hold
+// the call up. A member that does not answer is skipped. When none answers, the
+// call goes on if an earlier check passed (it fails by itself if the cluster is
+// gone; the next call checks again), and fails if none has.
 func (s *Store) check(ctx context.Context) error {
 	g := &s.gate
-	if !g.stale.Load() && time.Now().UnixNano() < g.due.Load() {
+	if time.Now().UnixNano() < g.due.Load() {
 		return nil
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.stale.Load() && time.Now().UnixNano() < g.due.Load() {
+	if time.Now().UnixNano() < g.due.Load() {
 		return nil
 	}
-	wait := s.timeout / 4
+	wait := s.timeout / 2
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d)/2)
 	}
@@ -98,6 +104,9 @@ func (s *Store) check(ctx context.Context) error {
 		}
 	}
 	if answered == 0 {
+		if g.checked {
+			return nil
+		}
 		return fmt.Errorf("checking the members' releases (Status): no endpoint answered: %w", errors.Join(errs...))
 	}
 	if len(bad) > 0 {
@@ -111,7 +120,7 @@ func (s *Store) check(ctx context.Context) error {
 			s.logger.Warn("etcdstore: allowUnsafeVersion: a member's release can lose acknowledged writes after a crash", "store", s.name, "found", found)
 		}
 	}
-	g.stale.Store(false)
+	g.checked = true
 	g.due.Store(time.Now().Add(versionCheckEvery).UnixNano())
 	return nil
 }
@@ -125,7 +134,14 @@ func (g *gate) failedCall(err error) {
 			return
 		}
 	}
-	if err != nil {
-		g.stale.Store(true)
+	if err == nil {
+		return
+	}
+	soon := time.Now().Add(recheckAfterFailure).UnixNano()
+	for {
+		due := g.due.Load()
+		if due <= soon || g.due.CompareAndSwap(due, soon) {
+			return
+		}
 	}
 }

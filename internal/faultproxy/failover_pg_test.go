@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,64 +19,10 @@ import (
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
-// failoverGate is the variable that runs the failover matrix (.ci/run sets it):
-// the tests start replicated servers of their own, which takes a few minutes.
-const failoverGate = "COSID_TEST_FAILOVER"
-
-// needFailover skips t unless the failover matrix is to run.
-func needFailover(t *testing.T) {
-	t.Helper()
-	if os.Getenv(failoverGate) != "1" {
-		t.Skipf("%s is unset: set it to 1 to run the failover matrix on replicated servers the test starts itself", failoverGate)
-	}
-}
-
 // lagTime is how long the replica's stream is held before the primary is killed:
 // long enough for an asynchronous primary to acknowledge hundreds of reservations
 // that the replica never gets.
 const lagTime = 1500 * time.Millisecond
-
-// asRoot returns the credential of the user a database server runs as when the
-// test runs as root (PostgreSQL and MariaDB refuse root), and chowns dir to it.
-func asRoot(t *testing.T, name, dir string) *syscall.Credential {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		return nil
-	}
-	u, err := user.Lookup(name)
-	if err != nil {
-		t.Fatalf("running as root, the server needs a user %s of its own: %v", name, err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	if err := os.Chown(dir, uid, gid); err != nil {
-		t.Fatal(err)
-	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-}
-
-// run runs a program as cred, failing t with its output.
-func run(t *testing.T, cred *syscall.Credential, prog string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(prog, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %q: %v\n%s", filepath.Base(prog), args, err, out)
-	}
-}
-
-// until polls cond every 20 ms until it holds or within passes, failing t with
-// what it waited for.
-func until(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-		time.Sleep(20 * time.Millisecond) // sleep-ok: polls a real server
-	}
-}
 
 // queryOne runs query on the server at dsn (driver) and returns the first column
 // of its first row.
@@ -93,10 +37,14 @@ func queryOne(ctx context.Context, driver, dsn, query string) (string, error) {
 	return v.String, err
 }
 
+// failoverTables are the tables of the failover tests, made at setup with a
+// timeout that a loaded machine meets.
+var failoverTables = sqlstore.Tables{Range: "f_range", Slot: "f_slot", Namespace: "f_ns"}
+
 // sqlOpener opens a SQL store on dsn with the store timeout of the harness, on
 // the table the topology made.
 func sqlOpener(driver, dsn string, opts ...sqlstore.Option) opener {
-	opts = append([]sqlstore.Option{sqlstore.WithLogger(nil), sqlstore.WithTables(sqlstore.Tables{Range: "f_range", Slot: "f_slot", Namespace: "f_ns"})}, opts...)
+	opts = append([]sqlstore.Option{sqlstore.WithLogger(nil), sqlstore.WithTables(failoverTables)}, opts...)
 	return func(ctx context.Context) (store.RangeStore, error) {
 		return sqlstore.Open(driver, dsn, storeTimeout, opts...)
 	}
@@ -138,7 +86,7 @@ func newPGCluster(t *testing.T, commit string, sync bool) *pgCluster {
 	c.anyDSN = fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
 		c.ports[0], c.ports[1])
 	data := c.dir()
-	run(t, c.cred, filepath.Join(c.bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "--no-sync")
+	runAs(t, c.cred, filepath.Join(c.bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "--no-sync")
 	names := ""
 	if sync {
 		names = "standby"
@@ -155,7 +103,7 @@ func newPGCluster(t *testing.T, commit string, sync bool) *pgCluster {
 	t.Cleanup(func() { c.primary.crash(); c.standby.crash() })
 	c.setPrimaryDSN()
 	c.newStandby()
-	st, err := sqlOpener("pgx", c.primaryDSN, sqlstore.WithInitSchema(true), sqlstore.WithAllowAsyncReplicas(true))(t.Context())
+	st, err := sqlstore.Open("pgx", c.primaryDSN, 30*time.Second, sqlstore.WithInitSchema(true), sqlstore.WithAllowAsyncReplicas(true), sqlstore.WithLogger(nil), sqlstore.WithTables(failoverTables))
 	if err != nil {
 		t.Fatalf("creating the tables: %v", err)
 	}
@@ -177,7 +125,10 @@ func (c *pgCluster) server(data string, port int) *ownServer {
 	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", port)
 	s := &ownServer{t: c.t, cred: c.cred, args: []string{filepath.Join(c.bin, "postgres"), "-D", data, "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + c.base, "-c", "fsync=on",
-		"-c", "max_connections=100", "-c", "cluster_name=standby"}}
+		"-c", "max_connections=100", "-c", "cluster_name=standby",
+		// A standby whose primary died retries after this before it notices a
+		// promotion: 5 s by default, most of the time a failover took.
+		"-c", "wal_retrieve_retry_interval=500ms"}}
 	s.up = func(ctx context.Context) error {
 		_, err := queryOne(ctx, "pgx", dsn, "select 1")
 		return err
@@ -199,7 +150,7 @@ func (c *pgCluster) newStandby() {
 	t.Cleanup(func() { lag.Close() })
 	_, lagPort, _ := splitPort(lag.Addr())
 	data := c.dir()
-	run(t, c.cred, filepath.Join(c.bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", lagPort, "-U", "postgres",
+	runAs(t, c.cred, filepath.Join(c.bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", lagPort, "-U", "postgres",
 		"-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync")
 	c.standby = c.server(data, c.ports[1-c.pIndex])
 	c.standby.start()
@@ -255,16 +206,6 @@ func (c *pgCluster) failover(rebuild bool) {
 	}
 	c.newStandby()
 	t.Logf("failover: promoted %v after the kill, new standby streaming %v later", promoted.Sub(killed).Round(time.Millisecond), time.Since(promoted).Round(time.Millisecond))
-}
-
-// splitPort splits host:port.
-func splitPort(addr string) (string, string, error) {
-	for i := len(addr) - 1; i >= 0; i-- {
-		if addr[i] == ':' {
-			return addr[:i], addr[i+1:], nil
-		}
-	}
-	return "", "", errors.New("no port in " + addr)
 }
 
 // pgFailovers runs rounds failovers of c under the harness's load, with stores

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +30,16 @@ import (
 // refuses a range below its own last one, which hides most duplicates from a busy
 // process, but not from one that starts after the failover (see
 // ../shared/reviews/failover.md). Every acknowledged range counts.
+//
+// A topology's test: needFailover(t) first; start its servers; then
+//
+//	logs := failoverLoad(t, open, key, rounds, func(round int) { /* one failover */ })
+//	rep := checkRanges(logs)
+//	rep.Failovers = rounds
+//	noIDTwice(t, rep)        // a configuration the store accepts
+//	duplicatesShown(t, rep)  // one it refuses, run with its opt-in
+//
+// with rounds from failoverRounds(t, def) for the accepted ones.
 
 // failoverSize is the size of every range the reservers reserve.
 const failoverSize = 100
@@ -46,6 +60,70 @@ func failoverRounds(t *testing.T, def int) int {
 		t.Fatalf("%s=%q: want a number of failovers ≥ 1", failoverEnv, s)
 	}
 	return n
+}
+
+// failoverGate is the variable that runs the failover matrix (.ci/run sets it):
+// the tests start replicated servers of their own, which takes a few minutes.
+const failoverGate = "COSID_TEST_FAILOVER"
+
+// needFailover skips t unless the failover matrix is to run.
+func needFailover(t *testing.T) {
+	t.Helper()
+	if os.Getenv(failoverGate) != "1" {
+		t.Skipf("%s is unset: set it to 1 to run the failover matrix on replicated servers the test starts itself", failoverGate)
+	}
+}
+
+// asRoot returns the credential of the user a database server runs as when the
+// test runs as root (PostgreSQL and MariaDB refuse root), and chowns dir to it.
+func asRoot(t *testing.T, name, dir string) *syscall.Credential {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Fatalf("running as root, the server needs a user %s of its own: %v", name, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(dir, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+}
+
+// runAs runs a program as cred, failing t with its output.
+func runAs(t *testing.T, cred *syscall.Credential, prog string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %q: %v\n%s", filepath.Base(prog), args, err, out)
+	}
+}
+
+// until polls cond every 20 ms until it holds or within passes, failing t with
+// what it waited for.
+func until(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(20 * time.Millisecond) // sleep-ok: polls a real server
+	}
+}
+
+// splitPort splits host:port.
+func splitPort(addr string) (string, string, error) {
+	for i := len(addr) - 1; i >= 0; i-- {
+		if addr[i] == ':' {
+			return addr[:i], addr[i+1:], nil
+		}
+	}
+	return "", "", errors.New("no port in " + addr)
 }
 
 // opener opens a store the way a client of the topology would (a multi-host DSN,
@@ -170,6 +248,38 @@ func (r *reserver) stop() reserverLog {
 	return r.log
 }
 
+// warmRanges is how many ranges each reserver is given before each failover and
+// after the last, so that the failover comes under load and the load goes on.
+const warmRanges = 10
+
+// warm waits (at most 20 s) until each of rs was given warmRanges more ranges.
+func warm(t *testing.T, rs []*reserver, when string) {
+	t.Helper()
+	counts := make([]int, len(rs))
+	for i, r := range rs {
+		counts[i] = r.oks()
+	}
+	end := time.Now().Add(20 * time.Second)
+	for i, r := range rs {
+		if !r.waitOK(counts[i]+warmRanges-1, time.Until(end)) {
+			t.Logf("%s got fewer than %d ranges within 20 s %s", r.log.Who, warmRanges, when)
+		}
+	}
+}
+
+// highest returns the end of the highest range any of rs was given.
+func highest(rs []*reserver) int64 {
+	var h int64
+	for _, r := range rs {
+		r.mu.Lock()
+		for _, o := range r.log.OK {
+			h = max(h, o.End)
+		}
+		r.mu.Unlock()
+	}
+	return h
+}
+
 // waitOK waits until the reserver has been given more than n ranges, or until
 // within has passed, and reports whether it has.
 func (r *reserver) waitOK(n int, within time.Duration) bool {
@@ -186,9 +296,12 @@ func (r *reserver) waitOK(n int, within time.Duration) bool {
 // failoverLoad runs two reservers ("p1", "p2") on key through rounds failovers:
 // once both have a range, it calls failover(round), which returns once the new
 // primary takes writes, and starts a late reserver ("late1", …) as a process
-// started after the failover would be. After each failover it waits until every
-// reserver was given a range after it (at most 20 s each); after the last, it
-// stops them all and returns their logs.
+// started after the failover would be. Before each failover, and after the last,
+// every reserver is given warmRanges ranges. After each failover it waits (at most
+// 30 s) until the key passed the highest range acknowledged when failover
+// returned, so that every range a forgetful store gives again is given, and until
+// every reserver was given a range; after the last, it stops them all and returns
+// their logs.
 func failoverLoad(t *testing.T, open opener, key string, rounds int, failover func(round int)) []reserverLog {
 	t.Helper()
 	rs := []*reserver{startReserver(t, "p1", open, key), startReserver(t, "p2", open, key)}
@@ -198,20 +311,29 @@ func failoverLoad(t *testing.T, open opener, key string, rounds int, failover fu
 		}
 	}
 	for round := range rounds {
+		warm(t, rs, "before failover "+strconv.Itoa(round+1))
+		failover(round)
+		high := highest(rs)
 		counts := make([]int, len(rs))
 		for i, r := range rs {
 			counts[i] = r.oks()
 		}
-		failover(round)
 		rs = append(rs, startReserver(t, fmt.Sprintf("late%d", round+1), open, key))
 		counts = append(counts, 0)
-		// Every reserver gets a range after the failover before the next one.
+		// The key passes the highest range acknowledged before the failover, so
+		// that a store that forgot some hands all of them out again; and every
+		// reserver gets a range after the failover.
+		end := time.Now().Add(30 * time.Second)
+		for highest(rs) <= high && time.Now().Before(end) {
+			time.Sleep(10 * time.Millisecond) // sleep-ok: polls real stores on real servers
+		}
 		for i, r := range rs {
-			if !r.waitOK(counts[i], 20*time.Second) {
-				t.Logf("%s got no range within 20 s after failover %d", r.log.Who, round+1)
+			if !r.waitOK(counts[i], time.Until(end)) {
+				t.Logf("%s got no range within 30 s after failover %d", r.log.Who, round+1)
 			}
 		}
 	}
+	warm(t, rs, "after the last failover")
 	logs := make([]reserverLog, len(rs))
 	for i, r := range rs {
 		logs[i] = r.stop()

@@ -99,6 +99,34 @@
 // transaction leaves the server holding its row locks until the server notices,
 // which holds up every other reservation of the key.
 //
+// # Replication
+//
+// A commit that the primary acknowledged and a replica never received is lost
+// when that replica is promoted, and the store then hands the same ids out again
+// (docs/replication.md has the measurements). The store refuses such a database at
+// open and on every new connection of a pool that Open made (database/sql
+// reconnects silently, after a failover too), with ErrUnsafeReplication naming
+// the risk and the setting that fixes it:
+//
+//   - PostgreSQL: a standby (pg_is_in_recovery()); a primary whose streaming
+//     standbys (in pg_stat_replication) include no synchronous one. A session whose
+//     synchronous_commit is off, local or remote_write is set to on (on a pool
+//     given to New, which the store cannot change, it is refused). A role without
+//     pg_monitor sees the standbys but not their sync_state: the store then relies
+//     on synchronous_standby_names.
+//   - MySQL and MariaDB: a read-only server; innodb_flush_log_at_trx_commit other
+//     than 1; a binary log with sync_binlog other than 1; Galera (wsrep_on); replicas
+//     (SHOW SLAVE HOSTS, SHOW REPLICAS, Rpl_semi_sync_master_clients) without
+//     semi-sync, with semi-sync switched off, or with a semi-sync timeout shorter
+//     than 60 s (or the store's timeout, if longer), past which the primary goes on
+//     alone.
+//   - SQLite and SQL Server: nothing is checked (SQL Server's Always On
+//     availability groups are not: use synchronous commit mode).
+//
+// WithAllowAsyncReplicas (options: { allowAsyncReplicas: true }) accepts the risk
+// and is logged as a warning at every start; a standby or read-only server is
+// refused even so. A pool given to New is checked once, at New.
+//
 // # SQLite
 //
 // SQLite has one writer. A store lets one of its calls at a time reach the

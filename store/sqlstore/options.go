@@ -133,9 +133,11 @@ func withClockOffset(c *clockOffset) Option { return func(cfg *config) { cfg.clo
 // slog.Default()). A nil logger logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
-		if l == nil {
-			l = slog.New(slog.DiscardHandler)
+		// A local, not l: one Option may configure stores opened concurrently.
+		logger := l
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
 		}
-		c.logger = l
+		c.logger = logger
 	}
 }

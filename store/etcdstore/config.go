@@ -25,7 +25,7 @@ func init() { store.Register("etcd", openSpec) }
 //	password-file: /run/secrets/etcd # its first line is the password
 //	tls: { ca-file: ca.pem, cert-file: client.pem, key-file: client-key.pem, server-name: etcd }
 //	timeout: 2s
-//	options: { prefix: /cosid/ }
+//	options: { prefix: /cosid/, allowUnsafeVersion: false }
 //
 // tls: {} speaks TLS with the system's roots; without tls the client speaks plain
 // gRPC. Relative file names are read from the configuration file's directory.
@@ -36,7 +36,8 @@ type specConfig struct {
 	TLS          *tlsConfig    `yaml:"tls"`
 	Timeout      time.Duration `yaml:"timeout"`
 	Options      struct {
-		Prefix string `yaml:"prefix"`
+		Prefix             string `yaml:"prefix"`
+		AllowUnsafeVersion bool   `yaml:"allowUnsafeVersion"`
 	} `yaml:"options"`
 }
 
@@ -106,6 +107,9 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		return nil, fmt.Errorf("%s: etcdstore: making a client of %v: %w", spec.Path, c.Endpoints, err)
 	}
 	opts := []Option{WithPrefix(prefix), WithTimeout(timeout)}
+	if c.Options.AllowUnsafeVersion {
+		opts = append(opts, WithUnsafeVersion())
+	}
 	if spec.Logger != nil {
 		opts = append(opts, WithLogger(spec.Logger))
 	}

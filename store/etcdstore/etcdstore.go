@@ -50,6 +50,7 @@ type Store struct {
 
 	misses atomic.Int64 // compare-and-swaps of ranges that found the key changed
 	closed atomic.Bool
+	gate   gate // the members' releases (gate.go)
 }
 
 var (
@@ -66,6 +67,8 @@ type config struct {
 	timeout time.Duration
 	logger  *slog.Logger
 	now     func() time.Time
+	// unsafeVersion: WithUnsafeVersion.
+	unsafeVersion bool
 }
 
 // WithPrefix puts every key of the store under prefix (default DefaultPrefix), so
@@ -96,7 +99,10 @@ const maxPrefixLen = 128
 
 // New returns a Store on client, which the application owns: Close leaves it open.
 // New does no I/O, so that a program starts while the cluster is down; the first
-// call that cannot reach it fails within the store's timeout.
+// call that cannot reach it fails within the store's timeout. The first call, one
+// after failed ones (at most every 5 s), and one a minute check the members' releases first
+// (Status of every endpoint): 3.5.0 to 3.5.2, which can lose acknowledged writes
+// after a crash, are refused (ErrUnsafeVersion) unless WithUnsafeVersion.
 func New(client *clientv3.Client, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, fmt.Errorf("etcdstore: %w: nil *clientv3.Client", store.ErrInvalidArgument)
@@ -115,7 +121,7 @@ func newStore(client *clientv3.Client, owned bool, opts []Option) (*Store, error
 	if c.timeout <= 0 {
 		return nil, fmt.Errorf("etcdstore: %w: timeout %v, want > 0", store.ErrInvalidArgument, c.timeout)
 	}
-	return &Store{
+	s := &Store{
 		client:  client,
 		owned:   owned,
 		prefix:  c.prefix,
@@ -123,7 +129,9 @@ func newStore(client *clientv3.Client, owned bool, opts []Option) (*Store, error
 		logger:  c.logger,
 		now:     c.now,
 		name:    fmt.Sprintf("etcdstore(%s)", c.prefix),
-	}, nil
+		gate:    gate{allow: c.unsafeVersion},
+	}
+	return s, nil
 }
 
 // checkPrefix reports a prefix that WithPrefix does not allow, with an error wrapping
@@ -156,11 +164,16 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 		return ctx, func() {}, ErrClosed
 	}
 	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
+	if err := s.check(ctx); err != nil {
+		cancel()
+		return ctx, func() {}, err
+	}
 	return ctx, cancel, nil
 }
 
 // failed wraps err with what failed and the store. When ctx ended, the error also
 // wraps ctx.Err(), whatever gRPC made of the cancellation.
 func (s *Store) failed(ctx context.Context, what string, err error) error {
+	s.gate.failedCall(err)
 	return fmt.Errorf("%s: %s: %w", s.name, what, calltimeout.Err(ctx, err))
 }

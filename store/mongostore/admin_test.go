@@ -68,7 +68,7 @@ func TestKeys_OneBoundedFindPerPage(t *testing.T) {
 	uri := server(t)
 	db := testDatabase(t, uri)
 	client, w := watch(t, uri, nil)
-	st, err := mongostore.New(client.Database(db), mongostore.WithTimeout(testTimeout))
+	st, err := mongostore.New(client.Database(db), mongostore.WithTimeout(testTimeout), mongostore.WithFerretDB(), mongostore.WithLogger(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +134,11 @@ func TestKeys_OneBoundedFindPerPage(t *testing.T) {
 func TestRaiseTo_OneAtomicUpdate(t *testing.T) {
 	uri := server(t)
 	client, w := watch(t, uri, nil)
-	st, err := mongostore.New(client.Database(testDatabase(t, uri)), mongostore.WithTimeout(testTimeout))
+	st, err := mongostore.New(client.Database(testDatabase(t, uri)), mongostore.WithTimeout(testTimeout), mongostore.WithFerretDB(), mongostore.WithLogger(nil))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Keys(t.Context(), "", "", 1); err != nil { // the first call checks the server (buildInfo)
 		t.Fatal(err)
 	}
 	for _, to := range []int64{50, 40, 70} {

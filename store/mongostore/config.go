@@ -21,7 +21,7 @@ func init() { store.Register("mongodb", openSpec) }
 //	uri: mongodb://10.0.0.1:27017,10.0.0.2:27017/?replicaSet=rs0
 //	database: app
 //	timeout: 2s
-//	options: { weakWriteConcern: false }
+//	options: { weakWriteConcern: false, allowFerretDB: false }
 //
 // The files the URI names (tlsCAFile, tlsCertificateKeyFile), when relative, are
 // read from the configuration file's directory, as every file setting is.
@@ -35,6 +35,7 @@ type specConfig struct {
 	Timeout  time.Duration `yaml:"timeout"`
 	Options  struct {
 		WeakWriteConcern bool `yaml:"weakWriteConcern"`
+		AllowFerretDB    bool `yaml:"allowFerretDB"`
 	} `yaml:"options"`
 }
 
@@ -68,6 +69,12 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 		return nil, err
 	}
 	opts := []Option{WithTimeout(timeout)}
+	if c.Options.AllowFerretDB {
+		opts = append(opts, WithFerretDB())
+	}
+	if spec.Logger != nil {
+		opts = append(opts, WithLogger(spec.Logger))
+	}
 	if wc := co.WriteConcern; wc != nil && wc.W != nil && wc.W != "majority" {
 		if !c.Options.WeakWriteConcern {
 			return nil, fmt.Errorf("%s.uri: %w: %w: the URI asks for w=%v; a failover could roll back an acknowledged reservation. Drop w= from the URI for majority, or set options.weakWriteConcern: true",

@@ -21,7 +21,7 @@ func spec(text string) store.Spec { return testenv.Spec("ids", text, discard()) 
 func TestConfig_OpensMongoStore(t *testing.T) {
 	uri := server(t)
 	db := testDatabase(t, uri)
-	testenv.Opened(t, "mongodb", "ids", "uri: "+uri+"\ndatabase: "+db+"\ntimeout: 3s", 3*time.Second)
+	testenv.Opened(t, "mongodb", "ids", "uri: "+uri+"\ndatabase: "+db+"\ntimeout: 3s\noptions: { allowFerretDB: true }", 3*time.Second)
 }
 
 // TestConfig_ErrorsNameTheField checks that every bad entry fails before any I/O

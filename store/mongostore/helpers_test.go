@@ -55,7 +55,7 @@ func testDatabase(t testing.TB, uri string) string {
 // closed when t ends.
 func openStore(t testing.TB, uri, db string, opts ...mongostore.Option) *mongostore.Store {
 	t.Helper()
-	st, err := mongostore.New(connect(t, uri).Database(db), append([]mongostore.Option{mongostore.WithTimeout(testTimeout)}, opts...)...)
+	st, err := mongostore.New(connect(t, uri).Database(db), append([]mongostore.Option{mongostore.WithTimeout(testTimeout), mongostore.WithFerretDB(), mongostore.WithLogger(nil)}, opts...)...)
 	if err != nil {
 		t.Fatalf("New(%s): %v", uri, err)
 	}

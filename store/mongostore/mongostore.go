@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +49,7 @@ type Store struct {
 	offset  *ClockOffset // tests only: moves the store clock
 	name    string       // "mongostore(db)", for errors
 	closed  atomic.Bool
+	gate    gate // which server it is (gate.go)
 }
 
 var (
@@ -63,6 +65,8 @@ type config struct {
 	timeout time.Duration
 	wc      *writeconcern.WriteConcern
 	offset  *ClockOffset
+	ferret  bool // WithFerretDB
+	logger  *slog.Logger
 }
 
 // WithTimeout bounds every call of the store, its retries included (default
@@ -92,10 +96,11 @@ func (c *ClockOffset) Move(d time.Duration) { c.ms.Add(d.Milliseconds()) }
 func WithClockOffset(c *ClockOffset) Option { return func(cfg *config) { cfg.offset = c } }
 
 // New returns a Store on db, whose client the application owns: Close leaves it
-// connected. The store writes with write concern majority, whatever db's own is,
-// unless WithWeakWriteConcern says otherwise. New does no I/O, so that a program
-// starts while the server is down; the first call that cannot reach it fails within
-// the store's timeout.
+// connected. The store writes with write concern majority and j: true, whatever
+// db's own is, unless WithWeakWriteConcern says otherwise. New does no I/O, so that a
+// program starts while the server is down; the first call that cannot reach it fails
+// within the store's timeout. The first call, and the first after a failed one,
+// checks the server first: FerretDB is refused (ErrFerretDB) unless WithFerretDB.
 func New(db *mongo.Database, opts ...Option) (*Store, error) {
 	if db == nil {
 		return nil, fmt.Errorf("mongostore: %w: nil *mongo.Database", store.ErrInvalidArgument)
@@ -104,7 +109,7 @@ func New(db *mongo.Database, opts ...Option) (*Store, error) {
 }
 
 func newStore(db *mongo.Database, owned bool, opts []Option) (*Store, error) {
-	c := config{timeout: DefaultTimeout, wc: writeconcern.Majority()}
+	c := config{timeout: DefaultTimeout, wc: majority(), logger: slog.Default()}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -118,7 +123,7 @@ func newStore(db *mongo.Database, owned bool, opts []Option) (*Store, error) {
 		c.offset = new(ClockOffset)
 	}
 	co := options.Collection().SetWriteConcern(c.wc)
-	return &Store{
+	s := &Store{
 		db:      db,
 		owned:   owned,
 		ranges:  db.Collection(RangeCollection, co),
@@ -126,7 +131,20 @@ func newStore(db *mongo.Database, owned bool, opts []Option) (*Store, error) {
 		timeout: c.timeout,
 		offset:  c.offset,
 		name:    fmt.Sprintf("mongostore(%s)", db.Name()),
-	}, nil
+		gate:    gate{ferret: c.ferret, logger: c.logger},
+	}
+	s.gate.stale.Store(true)
+	return s, nil
+}
+
+// majority is the store's write concern: acknowledged by a majority of the replica
+// set, each in its journal (j: true), so that neither a failover nor a crash of the
+// majority's members loses an acknowledged reservation.
+func majority() *writeconcern.WriteConcern {
+	wc := writeconcern.Majority()
+	j := true
+	wc.Journal = &j
+	return wc
 }
 
 // checkWriteConcern refuses a write concern that does not acknowledge writes, or
@@ -158,11 +176,16 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 		return ctx, func() {}, ErrClosed
 	}
 	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
+	if err := s.gate.check(ctx, s.db, s.name); err != nil {
+		cancel()
+		return ctx, func() {}, err
+	}
 	return ctx, cancel, nil
 }
 
 // failed wraps err with what failed and the store.
 func (s *Store) failed(what string, err error) error {
+	s.gate.failedOp(err)
 	return fmt.Errorf("%s: %s: %w", s.name, what, err)
 }
 

@@ -54,13 +54,13 @@ func watch(t *testing.T, uri string, mod func(*options.ClientOptions)) (*mongo.C
 }
 
 // TestWriteConcern_MajorityOnEveryWrite checks that every write of the store asks
-// for write concern majority, though the client's own is w=1, and that New refuses
+// for write concern majority with j: true, though the client's own is w=1, and that New refuses
 // an unacknowledged write concern even when told to accept a weak one.
 func TestWriteConcern_MajorityOnEveryWrite(t *testing.T) {
 	uri := server(t)
 	db := testDatabase(t, uri)
 	client, w := watch(t, uri, func(co *options.ClientOptions) { co.SetWriteConcern(writeconcern.W1()) })
-	st, err := mongostore.New(client.Database(db), mongostore.WithTimeout(testTimeout))
+	st, err := mongostore.New(client.Database(db), mongostore.WithTimeout(testTimeout), mongostore.WithFerretDB(), mongostore.WithLogger(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +92,9 @@ func TestWriteConcern_MajorityOnEveryWrite(t *testing.T) {
 		if got, _ := cmd.Lookup("writeConcern", "w").StringValueOK(); got != "majority" {
 			t.Errorf("%s was sent with writeConcern %v, want w: majority", name, cmd.Lookup("writeConcern"))
 		}
+		if j, ok := cmd.Lookup("writeConcern", "j").BooleanOK(); !ok || !j {
+			t.Errorf("%s was sent with writeConcern %v, want j: true", name, cmd.Lookup("writeConcern"))
+		}
 	}
 	w.mu.Unlock()
 	if writes < 5 {
@@ -118,7 +121,7 @@ func TestStoreClock_L6_HelloLocalTime(t *testing.T) {
 	db := testDatabase(t, uri)
 	client, w := watch(t, uri, nil)
 	offset := new(mongostore.ClockOffset)
-	st, err := mongostore.New(client.Database(db), mongostore.WithTimeout(testTimeout), mongostore.WithClockOffset(offset))
+	st, err := mongostore.New(client.Database(db), mongostore.WithTimeout(testTimeout), mongostore.WithClockOffset(offset), mongostore.WithFerretDB(), mongostore.WithLogger(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,19 +88,16 @@ func TestConfig_Cluster(t *testing.T) {
 	}
 }
 
-// TestCluster_Replicas waits for a replica through a Cluster client, on the master of
-// each script's keys: the one-node cluster has none, so every write fails with
-// ErrNotReplicated.
-func TestCluster_Replicas(t *testing.T) {
+// TestCluster_ReplicasRefusedWithoutReplicas asks a Cluster client to wait for a
+// replica on each master: the one-node cluster has none, so New refuses, as every
+// write would fail.
+func TestCluster_ReplicasRefusedWithoutReplicas(t *testing.T) {
 	t.Parallel()
 	addr := startCluster(t)
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}, ContextTimeoutEnabled: true})
 	defer c.Close()
-	st, err := redisstore.New(c, redisstore.WithReplicas(1, 50*time.Millisecond), redisstore.WithLogger(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := st.Reserve(t.Context(), "k", 1, 0); !errors.Is(err, redisstore.ErrNotReplicated) {
-		t.Errorf("Reserve on a cluster without replicas = %v, %v; want ErrNotReplicated", r, err)
+	_, err := redisstore.New(c, redisstore.WithReplicas(1, 50*time.Millisecond), redisstore.WithLogger(nil))
+	if !errors.Is(err, redisstore.ErrTooFewReplicas) {
+		t.Errorf("New waiting for 1 replica on a cluster without replicas = %v; want ErrTooFewReplicas", err)
 	}
 }

@@ -20,23 +20,30 @@ func init() { store.Register("redis", openSpec) }
 //
 //	type: redis
 //	addr: 127.0.0.1:6379     # one server; or addrs: [a:7000, b:7000, c:7000], the nodes of a Cluster
+//	sentinels: [a:26379, b:26379, c:26379]   # or the Sentinels of a master, with master-name
+//	master-name: cosid
 //	username: cosid          # ACL user (optional)
 //	password-file: /run/secrets/redis   # the password, read at start (optional; relative to the configuration file)
 //	db: 0                    # database number (not on a Cluster)
 //	tls: true                # TLS with the system's roots
 //	timeout: 2s
-//	options: { prefix: "cosid:", allowVolatile: false }
+//	options: { prefix: "cosid:", allowVolatile: false, replicas: 2, replicaTimeout: 500ms, allowAsyncReplicas: false }
 type specConfig struct {
 	Addr         string        `yaml:"addr"`
 	Addrs        []string      `yaml:"addrs"`
+	Sentinels    []string      `yaml:"sentinels"`
+	MasterName   string        `yaml:"master-name"`
 	Username     string        `yaml:"username"`
 	PasswordFile store.File    `yaml:"password-file"`
 	DB           int           `yaml:"db"`
 	TLS          bool          `yaml:"tls"`
 	Timeout      time.Duration `yaml:"timeout"`
 	Options      struct {
-		Prefix        *string `yaml:"prefix"`
-		AllowVolatile bool    `yaml:"allowVolatile"`
+		Prefix             *string       `yaml:"prefix"`
+		AllowVolatile      bool          `yaml:"allowVolatile"`
+		Replicas           int           `yaml:"replicas"`
+		ReplicaTimeout     time.Duration `yaml:"replicaTimeout"`
+		AllowAsyncReplicas bool          `yaml:"allowAsyncReplicas"`
 	} `yaml:"options"`
 }
 
@@ -69,7 +76,16 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, error) {
 	bad := spec.Invalid
 	addrs := c.Addrs
+	addrField := "addrs"
 	switch {
+	case len(c.Sentinels) > 0 && (c.Addr != "" || len(addrs) > 0):
+		return nil, config{}, bad("sentinels", "set with addr or addrs; want sentinels and master-name for a master Sentinel watches, addr for one server, or addrs for a Cluster")
+	case len(c.Sentinels) > 0 && c.MasterName == "":
+		return nil, config{}, bad("master-name", "missing; want the name of the master the Sentinels watch (sentinel monitor <name> …)")
+	case c.MasterName != "" && len(c.Sentinels) == 0:
+		return nil, config{}, bad("sentinels", "missing with master-name; want the Sentinels' host:port, such as [10.0.0.1:26379, 10.0.0.2:26379, 10.0.0.3:26379]")
+	case len(c.Sentinels) > 0:
+		addrs, addrField = c.Sentinels, "sentinels"
 	case c.Addr != "" && len(addrs) > 0:
 		return nil, config{}, bad("addr", "set with addrs; want addr for one server, or addrs for the nodes of a Cluster")
 	case c.Addr != "":
@@ -80,8 +96,8 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 	for i, a := range addrs {
 		if _, _, err := net.SplitHostPort(a); err != nil {
 			field := "addr"
-			if len(c.Addrs) > 0 {
-				field = fmt.Sprintf("addrs[%d]", i)
+			if c.Addr == "" {
+				field = fmt.Sprintf("%s[%d]", addrField, i)
 			}
 			return nil, config{}, bad(field, "%q is not host:port: %v", a, err)
 		}
@@ -106,8 +122,20 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 	}
 	cfg.volatile = c.Options.AllowVolatile
 	cfg.settings = spec.Path
+	cfg.asyncReplicas = c.Options.AllowAsyncReplicas
+	switch r, w := c.Options.Replicas, c.Options.ReplicaTimeout; {
+	case r < 0:
+		return nil, config{}, bad("options.replicas", "%d; want the number of replicas every write waits for, ≥ 0 (every replica the master has)", r)
+	case r > 0 && w <= 0:
+		return nil, config{}, bad("options.replicaTimeout", "%v with replicas %d; want how long a write waits for them, such as 500ms", w, r)
+	case r == 0 && w != 0:
+		return nil, config{}, bad("options.replicaTimeout", "%v without options.replicas; want replicas ≥ 1 to wait for", w)
+	default:
+		cfg.replicas, cfg.replicaWait = r, w
+	}
 	uo := &redis.UniversalOptions{
 		Addrs:                 addrs,
+		MasterName:            c.MasterName,
 		IsClusterMode:         len(c.Addrs) > 0,
 		Username:              c.Username,
 		DB:                    c.DB,

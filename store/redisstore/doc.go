@@ -18,10 +18,16 @@
 // accepts the risk, which New then logs as a warning.
 //
 // Replication is asynchronous: a replica promoted by Sentinel or Cluster failover
-// may lack the last writes its master acknowledged. WithReplicas makes every
-// operation send WAIT after its script, in the same round trip, and fail with
-// ErrNotReplicated unless that many replicas confirm the write in time; without it
-// the store does not look at replicas.
+// may lack the last writes its master acknowledged, and hands those ids out again.
+// WithReplicas (options: { replicas: n, replicaTimeout: 500ms }) makes every
+// operation send WAIT (WAITAOF on Redis 7.2 and later) after its script, in the same
+// round trip, and fail with ErrNotReplicated unless that many replicas confirm the
+// write in time. New, every new connection of the client (go-redis's OnConnect) and
+// a write once a minute read INFO replication and refuse a master with more
+// connected replicas than the writes wait for (ErrAsyncReplicas), since a failover
+// may promote one that did not confirm; New also refuses to wait for more replicas
+// than the master has (ErrTooFewReplicas). WithAsyncReplicas (allowAsyncReplicas)
+// accepts the risk, with a warning.
 //
 // # Keys
 //

@@ -53,3 +53,15 @@ var (
 	ParseRaise = parseRaise
 	ParseFloor = parseFloor
 )
+
+// Replication is what ParseReplication read, for the fuzz test.
+type Replication struct {
+	Role     string
+	Replicas int
+}
+
+// ParseReplication reads INFO replication, for the fuzz test.
+func ParseReplication(info string) (Replication, error) {
+	r, err := parseReplication(info)
+	return Replication{r.role, r.replicas}, err
+}

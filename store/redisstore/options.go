@@ -19,6 +19,8 @@ type config struct {
 	// settings is the YAML path of the store's entry when it was opened from a
 	// configuration: its errors then name the YAML setting, not the option.
 	settings string
+	// asyncReplicas: WithAsyncReplicas.
+	asyncReplicas bool
 	// replicas and replicaWait: WithReplicas.
 	replicas    int
 	replicaWait time.Duration

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -42,6 +43,10 @@ type Store struct {
 	// replicas, replicaWait: every write waits for this many replicas (WithReplicas).
 	replicas    int
 	replicaWait time.Duration
+	// asyncReplicas: WithAsyncReplicas; gate: the replication check (replication.go).
+	asyncReplicas bool
+	gate          gate
+	logger        *slog.Logger
 }
 
 var (
@@ -96,6 +101,9 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 
 		replicas:    cfg.replicas,
 		replicaWait: cfg.replicaWait,
+
+		asyncReplicas: cfg.asyncReplicas,
+		logger:        cfg.logger,
 	}
 	if s.clock == nil {
 		s.clock = new(clockOffset)
@@ -107,10 +115,9 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 	err := checkDurability(ctx, client)
 	switch {
 	case err == nil:
-		cfg.logger.Debug("redisstore: ready", "store", s.name, "timeout", cfg.timeout)
 	case cfg.volatile && (errors.Is(err, ErrVolatileServer) || errors.Is(err, ErrDurabilityUnknown)):
-		cfg.logger.Warn("redisstore: running on a server that may forget reservations and leases on a restart or failover, and then hand out the same ids again (accepted)",
-			"store", s.name, "reason", err.Error())
+		cfg.logger.Warn("redisstore: allowVolatile: a restart may forget reservations and hand out ids again",
+			"store", s.name, "found", err.Error())
 	case errors.Is(err, ErrVolatileServer):
 		return nil, fmt.Errorf("%s: %w; a restart would forget the latest reservations and leases and hand the same ids out again; run the server with appendonly yes and appendfsync always, or accept the risk with %s",
 			s.name, err, cfg.acceptVolatile())
@@ -120,6 +127,10 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 	default:
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
+	if err := s.gateOpen(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	cfg.logger.Debug("redisstore: ready", "store", s.name, "timeout", cfg.timeout, "replicas", s.replicas, "waitAOF", s.gate.waitAOF.Load())
 	return s, nil
 }
 
@@ -127,7 +138,10 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 func serverName(client redis.UniversalClient) string {
 	switch c := client.(type) {
 	case *redis.Client:
-		return c.Options().Addr
+		if o := c.Options(); o.Addr != "FailoverClient" {
+			return o.Addr
+		}
+		return "sentinel master"
 	case *redis.ClusterClient:
 		return "cluster " + strings.Join(c.Options().Addrs, ",")
 	case *redis.Ring:

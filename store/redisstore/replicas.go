@@ -44,8 +44,15 @@ func checkReplicas(cfg config, client any) error {
 // NOSCRIPT), followed by WAIT in the same round trip when the store waits for
 // replicas.
 func (s *Store) run(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
+	if err := s.recheck(ctx); err != nil {
+		cmd := redis.NewCmd(ctx)
+		cmd.SetErr(err)
+		return cmd
+	}
 	if s.replicas == 0 {
-		return script.Run(ctx, s.client, keys, args...)
+		cmd := script.Run(ctx, s.client, keys, args...)
+		s.failedWrite(cmd.Err())
+		return cmd
 	}
 	var conn redis.Cmdable = s.client
 	if c, ok := s.client.(*redis.ClusterClient); ok {
@@ -61,11 +68,13 @@ func (s *Store) run(ctx context.Context, script *redis.Script, keys []string, ar
 	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
 		cmd, wait = s.withWait(ctx, conn, script.Eval, keys, args)
 	}
-	acked, err := wait.Int64()
+	acked, err := replicasAcked(wait)
 	switch {
 	case cmd.Err() != nil:
+		s.failedWrite(cmd.Err())
 	case err != nil:
-		cmd.SetErr(fmt.Errorf("WAIT for %d replicas: %w", s.replicas, err))
+		s.failedWrite(err)
+		cmd.SetErr(fmt.Errorf("%s for %d replicas: %w", wait.Args()[0], s.replicas, err))
 	case acked < int64(s.replicas):
 		cmd.SetErr(fmt.Errorf("%w: %d of %d replicas confirmed it within %v", ErrNotReplicated, acked, s.replicas, s.replicaWait))
 	}
@@ -77,8 +86,37 @@ func (s *Store) withWait(ctx context.Context, conn redis.Cmdable, eval func(cont
 	keys []string, args []any) (*redis.Cmd, *redis.Cmd) {
 	pipe := conn.Pipeline()
 	cmd := eval(ctx, pipe, keys, args...)
-	// At least a millisecond: WAIT with a timeout of 0 waits for ever.
-	wait := pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait))
+	// At least a millisecond: WAIT with a timeout of 0 waits for ever. WAITAOF (Redis
+	// 7.2) waits until the replicas have written the script's effect to their
+	// append-only files, not only received it; the master's own fsync is
+	// appendfsync always's, so it asks for no local one (0), which a master without
+	// an append-only file would refuse.
+	var wait *redis.Cmd
+	if s.gate.waitAOF.Load() {
+		wait = pipe.Do(ctx, "WAITAOF", 0, s.replicas, slotrow.MillisUp(s.replicaWait))
+	} else {
+		wait = pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait))
+	}
 	pipe.Exec(ctx) // its error is one of the commands'
 	return cmd, wait
+}
+
+// replicasAcked reads the replicas that confirmed a write from the reply of WAIT (a
+// count) or WAITAOF (the local fsyncs and the replicas' fsyncs).
+func replicasAcked(wait *redis.Cmd) (int64, error) {
+	v, err := wait.Result()
+	if err != nil {
+		return 0, err
+	}
+	switch v := v.(type) {
+	case int64:
+		return v, nil
+	case []any:
+		if len(v) == 2 {
+			if n, ok := v[1].(int64); ok {
+				return n, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s answered %v (%T), want a count of replicas", wait.Args()[0], v, v)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,21 +38,26 @@ func startReplica(t *testing.T, master *server) *server {
 }
 
 // TestReplicas_WaitForReplicas runs every operation on a master with one replica:
-// waiting for that replica, each succeeds and the replica holds the write; waiting
-// for two, which the master does not have, each fails with ErrNotReplicated and hands
-// out nothing.
+// waiting for that replica, each succeeds and the replica holds the write; with the
+// replica stopped (connected, but confirming nothing), each fails with
+// ErrNotReplicated and hands out nothing.
 func TestReplicas_WaitForReplicas(t *testing.T) {
 	t.Parallel()
 	master := startServer(t, "--repl-diskless-sync-delay", "0")
 	replica := startReplica(t, master)
 	for _, tc := range []struct {
+		name     string
 		replicas int
-		wait     time.Duration // long where the replica exists, short where it must run out
+		wait     time.Duration // long where the replica confirms, short where it must run out
 		want     error
-	}{{1, testTimeout, nil}, {2, 200 * time.Millisecond, redisstore.ErrNotReplicated}} {
-		t.Run(fmt.Sprint(tc.replicas, "Replicas"), func(t *testing.T) {
-			prefix := fmt.Sprintf("r%d:", tc.replicas)
+	}{{"Confirming", 1, testTimeout, nil}, {"Stopped", 1, 200 * time.Millisecond, redisstore.ErrNotReplicated}} {
+		t.Run(tc.name, func(t *testing.T) {
+			prefix := fmt.Sprintf("r%s:", tc.name)
 			st := openStore(t, master.addr, redisstore.WithPrefix(prefix), redisstore.WithReplicas(tc.replicas, tc.wait))
+			if tc.want != nil {
+				replica.cmd.Process.Signal(syscall.SIGSTOP)
+				t.Cleanup(func() { replica.cmd.Process.Signal(syscall.SIGCONT) })
+			}
 			ctx := t.Context()
 			check := func(op string, err error) {
 				t.Helper()

@@ -79,7 +79,11 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 	if err := s.indexKey(ctx, key); err != nil {
 		return s.fail("seal", key, err)
 	}
+	if err := s.recheck(ctx); err != nil {
+		return s.fail("seal", key, err)
+	}
 	if err := s.client.HSet(ctx, rangeKey(s.prefix, key), "sealed", 1).Err(); err != nil {
+		s.failedWrite(err)
 		return s.fail("seal", key, err)
 	}
 	return nil

@@ -91,7 +91,7 @@ type config struct {
 	// settings is the YAML path of the store's entry, such as cosid.stores.db, when
 	// it was opened from a configuration: its errors then name YAML settings, not
 	// options.
-	settings string
+	settings   string
 	allowAsync bool            // WithAllowAsyncReplicas
 	gated      *gatedConnector // the pool's, when Open made it (replication.go)
 }

@@ -97,6 +97,9 @@ func checkToken(token string) error {
 	if token == "" {
 		return errors.New("empty; an empty token would turn auth off (leave the option out for no auth)")
 	}
+	if len(token) > maxTokenLen {
+		return fmt.Errorf("%d bytes; want at most %d", len(token), maxTokenLen)
+	}
 	for i := range len(token) {
 		if c := token[i]; c <= ' ' || c == 0x7f {
 			return fmt.Errorf("has a space or a control character at byte %d; a header cannot carry it", i)
@@ -159,9 +162,20 @@ func (s *Server) allowed(r *http.Request, role Role) bool {
 	return false
 }
 
-// matches reports, in constant time, whether token is role's.
+// maxTokenLen is the longest token: a longer one presented matches none, and is
+// not hashed.
+const maxTokenLen = 256
+
+// matches reports, in constant time, whether token is role's. The token is hashed
+// from a copy on the stack: converting it to a []byte would allocate on every
+// request of a long token.
 func (s *Server) matches(role Role, token string) bool {
-	got := sha256.Sum256([]byte(token))
+	if len(token) > maxTokenLen {
+		return false
+	}
+	var buf [maxTokenLen]byte
+	n := copy(buf[:], token)
+	got := sha256.Sum256(buf[:n])
 	return subtle.ConstantTimeCompare(got[:], s.tokens[role].hash[:]) == 1
 }
 

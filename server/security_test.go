@@ -329,7 +329,8 @@ func TestSecurity_L6_BearerSchemeCaseInsensitive(t *testing.T) {
 // auth off or that no client could send.
 func TestSecurity_L6_BadTokenIsAnError(t *testing.T) {
 	rt := openRuntime(t)
-	for _, opt := range []Option{WithToken(""), WithToken("two words"), WithToken("line\nbreak"), WithRoleToken(RoleAdmin, ""), WithRoleToken(Role(9), "x")} {
+	for _, opt := range []Option{WithToken(""), WithToken("two words"), WithToken("line\nbreak"), WithRoleToken(RoleAdmin, ""), WithRoleToken(Role(9), "x"),
+		WithToken(strings.Repeat("x", maxTokenLen+1))} {
 		if s, err := New(rt, opt); err == nil || s != nil {
 			t.Errorf("New with a bad token = %v, %v; want an error", s, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +294,21 @@ func TestReplicationGate_SharedServersAccepted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplicationGate_ConfigOptInIsWarnedAtStart opens a type sql store from
+// settings with options: { allowAsyncReplicas: true }: the store opens and warns.
+func TestReplicationGate_ConfigOptInIsWarnedAtStart(t *testing.T) {
+	dsn := testenv.Server(t, testenv.Postgres)
+	var log bytes.Buffer
+	text := "driver: pgx\ndsn: " + strconv.Quote(dsn) + "\ntimeout: 10s\noptions: { allowAsyncReplicas: true, initSchema: true, rangeTable: gate_range, slotTable: gate_slot, namespaceTable: gate_ns }\n"
+	st, err := openSpec(t.Context(), testenv.Spec("gate", text, slog.New(slog.NewTextHandler(&log, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "allowAsyncReplicas") {
+		t.Errorf("no warning of the opt-in in %q", log.String())
 	}
 }

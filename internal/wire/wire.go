@@ -45,6 +45,7 @@ const (
 	CodeInternal          = "internal"
 	CodeForbidden         = "forbidden"              // a cross-site request or a Host the server does not answer
 	CodeUnsupportedMedia  = "unsupported_media_type" // a body that is not application/json
+	CodeNotSetUp          = "not_set_up"             // the store has no tables yet: a setup error, not an outage
 )
 
 // sentinels maps the codes that stand for a store sentinel to it, and its status.
@@ -62,6 +63,9 @@ var sentinels = []struct {
 	{CodeUnsupported, errors.ErrUnsupported, http.StatusNotImplemented},
 	{CodeAbsent, store.ErrNotFound, http.StatusNotFound},
 	{CodeSlotHeld, store.ErrSlotHeld, http.StatusConflict},
+	// A store without its tables is not down: retrying does not help until they are
+	// made, so it is no 503.
+	{CodeNotSetUp, store.ErrNotSetUp, http.StatusInternalServerError},
 }
 
 // Classify returns the status and code of a store's error; an error that is none of

@@ -162,7 +162,7 @@ func (v *view) Acquire(ctx context.Context, req store.LeaseRequest) (store.Lease
 		return err
 	})
 	if err == nil {
-		v.answered(l)
+		v.acquired(l)
 	}
 	return l, err
 }
@@ -189,14 +189,23 @@ func (v *view) Release(ctx context.Context, l store.Lease, lastUsedMs int64) err
 // Close implements store.RangeStore and store.SlotLeaseStore.
 func (v *view) Close() error { return nil }
 
+// acquired records l as the machine's lease from now on: a generator that skips a
+// slot whose Floor lies too far ahead releases it unstamped and acquires another,
+// so only the last acquisition's leases bound its ids.
+func (v *view) acquired(l store.Lease) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.leases = append(v.leases[:0], l)
+}
+
 func (v *view) answered(l store.Lease) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.leases = append(v.leases, l)
 }
 
-// bounds returns the Floor of the machine's lease and the highest Ceiling it was
-// told, and whether it was told of a lease.
+// bounds returns the slot and Floor of the machine's last acquired lease and the
+// highest Ceiling it was told of it, and whether it was told of a lease.
 func (v *view) bounds() (slot int, floor, ceiling int64, ok bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -26,9 +26,11 @@ func e2eConfig(t *testing.T) string {
 cosid:
   namespace: e2e-%s
   stores:
-    pg: { type: sql, driver: pgx, dsn: "%s", timeout: 2s, options: { initSchema: true } }
+    # CI runs these beside the failover matrix, which loads the machine: a timeout
+    # that a loaded shared PostgreSQL meets, since these tests check ids, not speed.
+    pg: { type: sql, driver: pgx, dsn: "%s", timeout: 10s, options: { initSchema: true } }
   generators:
-    order: { strategy: segment, store: pg, step: 50 }
+    order: { strategy: segment, store: pg, step: 50, reserve-timeout: 15s }
   serve:
     store: pg
     cosid4x: true

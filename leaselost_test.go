@@ -73,7 +73,7 @@ func TestRuntime_SnowflakeLeaseLostThenLeasedAgain(t *testing.T) {
 			t.Fatalf("Next: %v", err)
 		}
 		lose.Store(true)
-		time.Sleep(time.Minute) // renewals fail with ErrLeaseLost
+		time.Sleep(time.Minute) // sleep-ok: synctest's fake time; renewals fail with ErrLeaseLost
 		synctest.Wait()
 		_, err = rt.Next("ev")
 		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, snowflake.ErrLeaseLost) {

@@ -126,7 +126,7 @@ func openUntil(t *testing.T, j job, deadline time.Time) store.RangeStore {
 			return st
 		}
 		fmt.Printf("ERR open %d %v\n", time.Now().UnixMilli(), err)
-		time.Sleep(50 * time.Millisecond) // the child's own retry pace, not a wait in a test
+		time.Sleep(50 * time.Millisecond) // sleep-ok: the child's own retry pace, not a wait in a test
 	}
 	return nil
 }
@@ -142,7 +142,7 @@ func batch() segment.BatchPolicy {
 // children share two cores with the stores' own goroutines.
 func pace(n int) {
 	if n%100 == 99 {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // sleep-ok: paces a child process's loop
 	}
 }
 
@@ -212,7 +212,7 @@ func generate(kind string, deadline time.Time, next func() (head string, v int64
 		if err != nil {
 			r.flush()
 			report(kind, err, segment.ErrUnavailable)
-			time.Sleep(10 * time.Millisecond) // the child's own retry pace
+			time.Sleep(10 * time.Millisecond) // sleep-ok: the child's own retry pace
 			continue
 		}
 		r.add(head, v)
@@ -256,7 +256,7 @@ func acquire(j job, leases store.SlotLeaseStore, deadline time.Time) *snowflake.
 			return g
 		}
 		fmt.Printf("ERR snowflake %d acquire: %v\n", time.Now().UnixMilli(), err)
-		time.Sleep(100 * time.Millisecond) // the child's own retry pace
+		time.Sleep(100 * time.Millisecond) // sleep-ok: the child's own retry pace
 	}
 	return nil
 }
@@ -274,7 +274,7 @@ func stamp(g *snowflake.Generator, deadline time.Time) (lost bool) {
 			continue
 		}
 		fmt.Printf("S %d\n", v)
-		time.Sleep(200 * time.Microsecond) // a few thousand ids a second keep the output small
+		time.Sleep(200 * time.Microsecond) // sleep-ok: a few thousand ids a second keep the output small
 	}
 	return false
 }

@@ -57,7 +57,7 @@ func TestHarness_TwoProcesses_NetworkFaults(t *testing.T) {
 				f := faults[i%len(faults)]
 				p.Set(f.mode, f.d)
 				applied++
-				time.Sleep(1500 * time.Millisecond) // how long each fault lasts
+				time.Sleep(1500 * time.Millisecond) // sleep-ok: how long each fault lasts
 			}
 			p.Set(faultproxy.Pass, 0)
 			return applied
@@ -118,7 +118,7 @@ func TestHarness_KillLoop(t *testing.T) {
 			if k.first(kind) && kind == kindSnowflake {
 				takeovers++
 			}
-			time.Sleep(time.Duration(100+kills*37%400) * time.Millisecond) // let it make ids a while
+			time.Sleep(time.Duration(100+kills*37%400) * time.Millisecond) // sleep-ok: let the child make ids a while
 			k.cmd.Process.Signal(syscall.SIGKILL)
 			tl.add(t, fmt.Sprintf("killed child %d", kills), k.wait())
 		}

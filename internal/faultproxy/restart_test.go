@@ -270,9 +270,9 @@ func TestHarness_ServerRestart(t *testing.T) {
 				// and a Snowflake lease lasts.
 				downs := []time.Duration{100 * time.Millisecond, 3 * time.Second, time.Second}
 				for time.Now().Before(end) {
-					time.Sleep(3 * time.Second) // let them make ids a while
+					time.Sleep(3 * time.Second) // sleep-ok: let the children make ids a while
 					s.crash()
-					time.Sleep(downs[restarts%len(downs)])
+					time.Sleep(downs[restarts%len(downs)]) // sleep-ok: the real server's downtime
 					s.start()
 					restarts++
 				}

@@ -138,12 +138,7 @@ func newEtcdCluster(t *testing.T) []*quorumMember {
 		m.ownServer = &ownServer{t: t, args: m.args, up: listening(client)}
 		ms[i] = m
 	}
-	for _, m := range ms {
-		m.start()
-		t.Cleanup(m.crash)
-	}
-	leaderOf(t, ms, nil)
-	return ms
+	return startQuorum(t, ms)
 }
 
 // TestFailover_EtcdThreeMembers_NoIdTwice runs stores that list every member's
@@ -153,14 +148,31 @@ func newEtcdCluster(t *testing.T) []*quorumMember {
 func TestFailover_EtcdThreeMembers_NoIdTwice(t *testing.T) {
 	t.Parallel()
 	ms := newEtcdCluster(t)
-	var eps []string
+	open := quorumStore(ms, "etcd", "endpoints", "{ prefix: /f/ }")
+	noIDTwice(t, quorumFailovers(t, ms, open, failoverRounds(t, 2)))
+}
+
+// startQuorum starts the members ms, stopped when t ends, and returns them once
+// one of them leads.
+func startQuorum(t *testing.T, ms []*quorumMember) []*quorumMember {
 	for _, m := range ms {
-		eps = append(eps, strconv.Quote(m.client))
+		m.start()
+		t.Cleanup(m.crash)
 	}
-	yaml := fmt.Sprintf("endpoints: [%s]\ntimeout: %v\noptions: { prefix: /f/ }\n", strings.Join(eps, ", "), storeTimeout)
-	openStore, _ := store.Lookup("etcd")
-	open := func(ctx context.Context) (store.RangeStore, error) {
+	leaderOf(t, ms, nil)
+	return ms
+}
+
+// quorumStore opens stores of type typ that list every member of ms under the
+// setting list, with options.
+func quorumStore(ms []*quorumMember, typ, list, options string) opener {
+	var addrs []string
+	for _, m := range ms {
+		addrs = append(addrs, strconv.Quote(m.client))
+	}
+	yaml := fmt.Sprintf("%s: [%s]\ntimeout: %v\noptions: %s\n", list, strings.Join(addrs, ", "), storeTimeout, options)
+	openStore, _ := store.Lookup(typ)
+	return func(ctx context.Context) (store.RangeStore, error) {
 		return openStore(ctx, testenv.Spec("failover", yaml, slog.New(slog.DiscardHandler)))
 	}
-	noIDTwice(t, quorumFailovers(t, ms, open, failoverRounds(t, 2)))
 }

@@ -2,9 +2,7 @@ package faultproxy_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/store"
 	_ "github.com/cosid-go/cosid/store/zkstore"
 )
 
@@ -85,12 +82,7 @@ func newZKCluster(t *testing.T) []*quorumMember {
 		m.ownServer = &ownServer{t: t, args: m.args, up: listening(client)}
 		ms[i] = m
 	}
-	for _, m := range ms {
-		m.start()
-		t.Cleanup(m.crash)
-	}
-	leaderOf(t, ms, nil)
-	return ms
+	return startQuorum(t, ms)
 }
 
 // TestFailover_ZooKeeperThreeServers_NoIdTwice runs stores that list every server
@@ -101,14 +93,6 @@ func newZKCluster(t *testing.T) []*quorumMember {
 func TestFailover_ZooKeeperThreeServers_NoIdTwice(t *testing.T) {
 	t.Parallel()
 	ms := newZKCluster(t)
-	var servers []string
-	for _, m := range ms {
-		servers = append(servers, strconv.Quote(m.client))
-	}
-	yaml := fmt.Sprintf("servers: [%s]\ntimeout: %v\noptions: { root: /f }\n", strings.Join(servers, ", "), storeTimeout)
-	openStore, _ := store.Lookup("zookeeper")
-	open := func(ctx context.Context) (store.RangeStore, error) {
-		return openStore(ctx, testenv.Spec("failover", yaml, slog.New(slog.DiscardHandler)))
-	}
+	open := quorumStore(ms, "zookeeper", "servers", "{ root: /f }")
 	noIDTwice(t, quorumFailovers(t, ms, open, failoverRounds(t, 2)))
 }

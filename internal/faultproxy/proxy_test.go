@@ -12,6 +12,12 @@ import (
 
 // echo starts a server that writes back every line it reads.
 func echo(t *testing.T) string {
+	return serveConns(t, func(c net.Conn) { io.Copy(c, c) })
+}
+
+// serveConns starts a loopback server that runs handle on every connection it
+// accepts, in a goroutine of its own, and closes the connection after it.
+func serveConns(t *testing.T, handle func(c net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -26,7 +32,7 @@ func echo(t *testing.T) string {
 			}
 			go func() {
 				defer c.Close()
-				io.Copy(c, c)
+				handle(c)
 			}()
 		}
 	}()

@@ -10,23 +10,10 @@ import (
 
 // named starts a server that writes name and a newline to every connection.
 func named(t *testing.T, name string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			io.WriteString(c, name+"\n")
-			go func() { defer c.Close(); io.Copy(io.Discard, c) }()
-		}
-	}()
-	return ln.Addr().String()
+	return serveConns(t, func(c net.Conn) {
+		io.WriteString(c, name+"\n")
+		io.Copy(io.Discard, c)
+	})
 }
 
 // TestProxy_RetargetResetsOpenConnectionsAndSendsNewOnesToTheNewTarget moves the

@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cosid-go/cosid/internal/strictjson"
 	"github.com/cosid-go/cosid/internal/wire"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // decodeBody decodes the JSON body of r into v: Content-Type application/json (a
@@ -29,7 +29,7 @@ func decodeBody(r *http.Request, v any) error {
 		}
 		return badRequest("reading the body: %v", err)
 	}
-	if err := strictjson.DecodeExact(b, v); err != nil {
+	if err := storekit.DecodeExact(b, v); err != nil {
 		return badRequest("the body is not the JSON this route takes: %v", err)
 	}
 	return nil

@@ -3,10 +3,8 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
 	"time"
-	"unicode/utf8"
 )
 
 var (
@@ -108,81 +106,8 @@ type FloorRequest struct {
 	FloorMs   int64 // epoch ms: the next owner stamps no id below it
 }
 
-// CheckFloorRequest reports whether req keeps the rules of Admin.RaiseFloor, with an
-// error wrapping ErrInvalidArgument that names the field.
-func CheckFloorRequest(req FloorRequest) error {
-	if err := CheckNamespace(req.Namespace); err != nil {
-		return err
-	}
-	slots := MaxSlots
-	if req.Limit > 0 {
-		slots = req.Limit
-	}
-	switch {
-	case req.Limit < 0 || req.Limit > MaxSlots:
-		return fmt.Errorf("%w: Limit %d for namespace %q, want 0–%d", ErrInvalidArgument, req.Limit, req.Namespace, MaxSlots)
-	case req.Tolerance < 0:
-		return fmt.Errorf("%w: Tolerance %v for namespace %q, want ≥ 0", ErrInvalidArgument, req.Tolerance, req.Namespace)
-	case req.Slot < 0 || req.Slot >= slots:
-		return fmt.Errorf("%w: Slot %d of namespace %q, want 0–%d", ErrInvalidArgument, req.Slot, req.Namespace, slots-1)
-	case req.FloorMs < 0:
-		return fmt.Errorf("%w: FloorMs %d for slot %d of namespace %q, want ≥ 0", ErrInvalidArgument, req.FloorMs, req.Slot, req.Namespace)
-	}
-	return nil
-}
-
 // MaxPage is the largest page of Admin.Keys.
 const MaxPage = 10000
-
-// CheckKeys reports whether the arguments of Admin.Keys keep its rules, with an
-// error wrapping ErrInvalidArgument that names the argument.
-func CheckKeys(prefix, after string, limit int) error {
-	switch {
-	case len(prefix) > MaxKeyLen || !utf8.ValidString(prefix):
-		return fmt.Errorf("%w: prefix %.40q must be 0–%d bytes of UTF-8", ErrInvalidArgument, prefix, MaxKeyLen)
-	case len(after) > MaxKeyLen || !utf8.ValidString(after):
-		return fmt.Errorf("%w: after %.40q must be 0–%d bytes of UTF-8", ErrInvalidArgument, after, MaxKeyLen)
-	case limit < 1 || limit > MaxPage:
-		return fmt.Errorf("%w: limit %d, want 1–%d", ErrInvalidArgument, limit, MaxPage)
-	}
-	return nil
-}
-
-// CheckRaise reports whether the arguments of Admin.RaiseTo keep its rules.
-func CheckRaise(key string, next int64) error {
-	if err := CheckKey(key); err != nil {
-		return err
-	}
-	if next < 0 {
-		return fmt.Errorf("%w: next value %d for key %q, want ≥ 0", ErrInvalidArgument, next, key)
-	}
-	return nil
-}
-
-// CheckLeaseOf reports whether the arguments of Admin.LeaseOf keep its rules: a
-// valid namespace (CheckNamespace) and owner key (CheckOwnerKey).
-func CheckLeaseOf(namespace, ownerKey string) error {
-	if err := CheckNamespace(namespace); err != nil {
-		return err
-	}
-	return CheckOwnerKey(ownerKey)
-}
-
-// CheckNamespace reports whether namespace is 1–MaxNamespaceLen bytes of UTF-8.
-func CheckNamespace(namespace string) error {
-	if namespace == "" || len(namespace) > MaxNamespaceLen || !utf8.ValidString(namespace) {
-		return fmt.Errorf("%w: namespace %.40q must be 1–%d bytes of UTF-8", ErrInvalidArgument, namespace, MaxNamespaceLen)
-	}
-	return nil
-}
-
-// CheckOwnerKey reports whether ownerKey is 1–MaxKeyLen bytes of UTF-8.
-func CheckOwnerKey(ownerKey string) error {
-	if ownerKey == "" || len(ownerKey) > MaxKeyLen || !utf8.ValidString(ownerKey) {
-		return fmt.Errorf("%w: owner key %.40q must be 1–%d bytes of UTF-8", ErrInvalidArgument, ownerKey, MaxKeyLen)
-	}
-	return nil
-}
 
 // AllKeys streams every key of a that starts with prefix, in byte order, a page of
 // pageSize at a time, so that a store of millions of keys is never read at once.
@@ -207,24 +132,4 @@ func AllKeys(ctx context.Context, a Admin, prefix string, pageSize int) iter.Seq
 			after = page[len(page)-1].Key
 		}
 	}
-}
-
-// PrefixBounds returns the keys [lo, hi) that hold exactly the keys of valid UTF-8
-// that start with prefix, in byte order: lo is prefix, and hi the least string above
-// every such key (the prefix with its last rune stepped up), or ok false when none
-// is (an empty prefix, or one of only the highest rune). Stores that scan an ordered
-// index use it to stop at the prefix's end.
-func PrefixBounds(prefix string) (lo, hi string, ok bool) {
-	rs := []rune(prefix)
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := rs[i] + 1
-		if r == 0xD800 { // surrogates are no runes of UTF-8
-			r = 0xE000
-		}
-		if r <= utf8.MaxRune {
-			rs[i] = r
-			return prefix, string(rs[:i+1]), true
-		}
-	}
-	return prefix, "", false
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"strings"
 	"time"
@@ -40,7 +39,7 @@ type LeaseRequest struct {
 type Lease struct {
 	Namespace   string
 	OwnerKey    string
-	Incarnation string    // a fresh random UUID for every acquisition (NewIncarnation)
+	Incarnation string    // a fresh random UUID for every acquisition (storekit.NewIncarnation)
 	Slot        int       // in [0, Limit)
 	Fence       int64     // strictly increases with every acquisition of this slot (L2)
 	ExpiresAt   time.Time // by the store clock (L6)
@@ -89,7 +88,9 @@ const (
 )
 
 // CheckLeaseRequest reports whether req keeps the contract's rules, with an error
-// wrapping ErrInvalidArgument that names the field.
+// wrapping ErrInvalidArgument that names the field. A generator checks its request
+// with it when it is built, so that a bad setting fails at start; a store checks
+// every Acquire with it before it touches its backend.
 func CheckLeaseRequest(req LeaseRequest) error {
 	switch {
 	case !validName(req.Namespace, MaxNamespaceLen):
@@ -110,47 +111,7 @@ func CheckLeaseRequest(req LeaseRequest) error {
 
 // validName reports whether a namespace or an owner key is 1–maxLen bytes of UTF-8
 // without NUL: the rules of range keys (CheckKey), which every store can keep as given.
+// storekit.CheckLease holds a lease to the same rules.
 func validName(s string, maxLen int) bool {
 	return s != "" && len(s) <= maxLen && utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
-}
-
-// CheckLease reports whether l has the fields by which a store finds a lease (a
-// valid namespace and owner key, an incarnation, a slot ≥ 0), with an error wrapping
-// ErrInvalidArgument that names the field. Stores call it in Renew and Release before
-// they touch their backend; a well-formed lease that is not the owner's is
-// ErrLeaseLost, which only the store can tell.
-func CheckLease(l Lease) error {
-	switch {
-	case !validName(l.Namespace, MaxNamespaceLen):
-		return fmt.Errorf("%w: lease Namespace %.40q must be 1–%d bytes of UTF-8 without NUL", ErrInvalidArgument, l.Namespace, MaxNamespaceLen)
-	case !validName(l.OwnerKey, MaxKeyLen):
-		return fmt.Errorf("%w: lease OwnerKey %.40q must be 1–%d bytes of UTF-8 without NUL", ErrInvalidArgument, l.OwnerKey, MaxKeyLen)
-	case l.Incarnation == "":
-		return fmt.Errorf("%w: lease of slot %d in namespace %q has no Incarnation", ErrInvalidArgument, l.Slot, l.Namespace)
-	case l.Slot < 0 || l.Slot >= MaxSlots:
-		return fmt.Errorf("%w: lease Slot %d in namespace %q, want 0–%d", ErrInvalidArgument, l.Slot, l.Namespace, MaxSlots-1)
-	}
-	return nil
-}
-
-// CheckRenew reports whether the arguments of a Renew keep the contract's rules: a
-// lease that passes CheckLease and a ttl of at least a millisecond.
-func CheckRenew(l Lease, ttl time.Duration) error {
-	if err := CheckLease(l); err != nil {
-		return err
-	}
-	if ttl < time.Millisecond {
-		return fmt.Errorf("%w: renew TTL %v for slot %d in namespace %q, want ≥ 1ms", ErrInvalidArgument, ttl, l.Slot, l.Namespace)
-	}
-	return nil
-}
-
-// NewIncarnation returns a fresh random UUID (version 4) in its 36-character text
-// form, for the Incarnation of a new lease.
-func NewIncarnation() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

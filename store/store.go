@@ -3,14 +3,16 @@
 // errors every store wraps, and a registry through which configured stores are opened.
 //
 // The package imports nothing of the project. Stores live in sub-packages (memstore,
-// sqlstore, …) and prove they keep the contract with the test kit in storetest.
+// sqlstore, …) and prove they keep the contract with the test kit in storetest. A
+// store's writer finds the helpers that keep the contract's rules (argument checks,
+// the slot-row arithmetic of L2 and L3, call timeouts) in storekit, as a database
+// driver's writer finds them in database/sql/driver.
 package store
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -106,7 +108,9 @@ func (e *sentinel) Unwrap() error { return e.parent }
 const MaxKeyLen = 255
 
 // CheckKey reports whether key is 1–MaxKeyLen bytes of valid UTF-8 without NUL, with an error
-// wrapping ErrInvalidArgument that says what is wrong.
+// wrapping ErrInvalidArgument that says what is wrong. Generators and tools check a
+// configured key with it before they use a store; stores check every key they are
+// given with it (storekit.CheckReserve for a Reserve).
 func CheckKey(key string) error {
 	switch {
 	case key == "":
@@ -119,53 +123,4 @@ func CheckKey(key string) error {
 		return fmt.Errorf("%w: key %q holds a NUL byte, which some stores cannot keep", ErrInvalidArgument, key)
 	}
 	return nil
-}
-
-// CheckReserve reports whether the arguments of a Reserve keep the contract's rules:
-// a valid key (CheckKey), size ≥ 1 and initialOffset ≥ 0. Stores call it before they
-// touch their backend.
-func CheckReserve(key string, size, initialOffset int64) error {
-	if err := CheckKey(key); err != nil {
-		return err
-	}
-	if size < 1 {
-		return fmt.Errorf("%w: size %d for key %q, want ≥ 1", ErrInvalidArgument, size, key)
-	}
-	if initialOffset < 0 {
-		return fmt.Errorf("%w: initialOffset %d for key %q, want ≥ 0", ErrInvalidArgument, initialOffset, key)
-	}
-	return nil
-}
-
-// Fits reports whether size more values fit after next without passing
-// math.MaxInt64 (S5). Stores that compute the end in Go use it instead of next+size,
-// which would wrap around.
-func Fits(next, size int64) bool {
-	return next >= 0 && size >= 0 && next <= math.MaxInt64-size
-}
-
-// NextRange returns the range that a Reserve of size takes from a key as the store
-// last read it: found or not, sealed or not, with next as its next value. A key not
-// found starts at initialOffset (S2). A sealed key fails with ErrSealed (S6), and a
-// range that would pass math.MaxInt64 with ExhaustedAfter (S5). Stores that work out
-// the range in Go call it, so that they keep these rules alike.
-func NextRange(found, sealed bool, next, size, initialOffset int64) (Range, error) {
-	if sealed {
-		return Range{}, ErrSealed
-	}
-	if !found {
-		next = initialOffset
-	}
-	if !Fits(next, size) {
-		return Range{}, ExhaustedAfter(next, size)
-	}
-	return Range{Start: next, End: next + size}, nil
-}
-
-// ExhaustedAfter returns the error of a reservation of size more values after next
-// that would pass math.MaxInt64 (S5), for a store that found Fits(next, size) false:
-// it wraps ErrExhausted and names both numbers, so that every store words the
-// refusal alike.
-func ExhaustedAfter(next, size int64) error {
-	return fmt.Errorf("%w: %d more after %d would pass %d", ErrExhausted, size, next, int64(math.MaxInt64))
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosid-go/cosid/store"
+
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // keysPage is how many keys cosid keys reads at a time: a store of millions streams.
@@ -40,7 +42,7 @@ server, which takes a while on millions of keys).`,
   cosid keys --store redis --reindex`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := store.CheckKeys(prefix, "", keysPage); err != nil {
+			if err := storekit.CheckKeys(prefix, "", keysPage); err != nil {
 				return fmt.Errorf("--prefix: %w", err)
 			}
 			a, cfg, err := f.open(cmd.Context(), cmd, warnLogger(cmd))

@@ -20,12 +20,12 @@ func ExampleExplore() {
 		fmt.Println(" ", s)
 	}
 	r, _ = leasemodel.Explore(b, leasemodel.RealTake, 100_000)
-	fmt.Println("slotrow's take:", r.Violation == nil, r.States > 1000)
+	fmt.Println("storekit's take:", r.Violation == nil, r.States > 1000)
 	// Output:
 	// L3: slot 0's new Floor 0 is not above time 2, stamped by fence 1
 	//   owner-0 acquire slot 0
 	//   tick
 	//   tick
 	//   owner-1 acquire slot 0
-	// slotrow's take: true true
+	// storekit's take: true true
 }

@@ -1,7 +1,7 @@
 // Package leasemodel checks the slot-lease protocol by exhaustive exploration: every
 // interleaving of acquisitions, renewals, releases, expiries, pauses, clock steps and
 // crashes of a few owners over a few slots, up to a bound on store time. The rules
-// that change a slot's row are internal/slotrow's, the ones every store runs; the
+// that change a slot's row are storekit.SlotRow's, the ones every store runs; the
 // model adds the owners (Snowflake generators: they stamp only within their lease's
 // [Floor, Ceiling] and never below their last stamp) and the network (an answer can
 // be lost after its write landed).
@@ -16,12 +16,12 @@ package leasemodel
 import (
 	"strconv"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // Bounds are the sizes of the explored world. Times are whole milliseconds of the
-// store clock, as slotrow keeps them.
+// store clock, as storekit.SlotRow keeps them.
 type Bounds struct {
 	Owners    int   // at most MaxOwners
 	Slots     int   // at most MaxSlots
@@ -45,17 +45,17 @@ const (
 )
 
 // Take is how an acquisition turns a free slot's row into the new owner's. The
-// protocol's is slotrow.Row.Take; a planted defect passes another.
-type Take func(r slotrow.Row, owner string, nowMs, ttlMs, toleranceMs int64) slotrow.Row
+// protocol's is storekit.SlotRow.Take; a planted defect passes another.
+type Take func(r storekit.SlotRow, owner string, nowMs, ttlMs, toleranceMs int64) storekit.SlotRow
 
-// RealTake is slotrow's rule, the one the stores run.
-func RealTake(r slotrow.Row, owner string, nowMs, ttlMs, toleranceMs int64) slotrow.Row {
+// RealTake is storekit.SlotRow's rule, the one the stores run.
+func RealTake(r storekit.SlotRow, owner string, nowMs, ttlMs, toleranceMs int64) storekit.SlotRow {
 	return r.Take(owner, nowMs, ttlMs, toleranceMs)
 }
 
 // TakeIgnoringCeiling is a planted defect: the new owner's Floor ignores the Ceiling
 // of an owner whose lease expired, as if that owner had released the slot.
-func TakeIgnoringCeiling(r slotrow.Row, owner string, nowMs, ttlMs, toleranceMs int64) slotrow.Row {
+func TakeIgnoringCeiling(r storekit.SlotRow, owner string, nowMs, ttlMs, toleranceMs int64) storekit.SlotRow {
 	r.Owner = ""
 	return r.Take(owner, nowMs, ttlMs, toleranceMs)
 }
@@ -64,16 +64,16 @@ func TakeIgnoringCeiling(r slotrow.Row, owner string, nowMs, ttlMs, toleranceMs 
 // slot's row into a free one, at store time nowMs: what a forged revert or release
 // may do at most. ExploreForeign lets such a caller release any held lease at any
 // time; the owner is not told, and stamps on until a renewal or its Ceiling stops it.
-type Foreign func(r slotrow.Row, nowMs int64) slotrow.Row
+type Foreign func(r storekit.SlotRow, nowMs int64) storekit.SlotRow
 
 // RealForeign is the protocol's rule for a release that cannot prove it comes from
-// the owner: the lease's Ceiling is its last use (slotrow.Row.ReleaseUnproven).
-func RealForeign(r slotrow.Row, _ int64) slotrow.Row { return r.ReleaseUnproven() }
+// the owner: the lease's Ceiling is its last use (storekit.SlotRow.ReleaseUnproven).
+func RealForeign(r storekit.SlotRow, _ int64) storekit.SlotRow { return r.ReleaseUnproven() }
 
 // ForeignReleaseAtNow is a planted defect, the 4.x revert before issue 18: the
 // release records min(now, Ceiling) as the owner's last use, so the next owner may
 // start below what the running owner still stamps.
-func ForeignReleaseAtNow(r slotrow.Row, nowMs int64) slotrow.Row {
+func ForeignReleaseAtNow(r storekit.SlotRow, nowMs int64) storekit.SlotRow {
 	released, _ := r.Release(min(nowMs, r.CeilingMs))
 	return released
 }
@@ -89,7 +89,7 @@ type owner struct {
 	offset  int8 // owner clock minus store clock
 }
 
-// row is a slotrow.Row in a comparable, compact form: owners by index (-1 none),
+// row is a storekit.SlotRow in a comparable, compact form: owners by index (-1 none),
 // the incarnation implied by the fence.
 type row struct {
 	owner, lastOwner                       int8
@@ -215,8 +215,8 @@ func b2i(b bool) int8 {
 	return 0
 }
 
-func (r row) toSlotrow(slot int8) slotrow.Row {
-	sr := slotrow.Row{
+func (r row) toSlotrow(slot int8) storekit.SlotRow {
+	sr := storekit.SlotRow{
 		Owner: ownerName(r.owner), LastOwner: ownerName(r.lastOwner), Fence: int64(r.fence),
 		ExpiresMs: int64(r.expires), FloorMs: int64(r.floor), CeilingMs: int64(r.ceil), NextFloorMs: int64(r.nextFloor),
 	}
@@ -226,14 +226,14 @@ func (r row) toSlotrow(slot int8) slotrow.Row {
 	return sr
 }
 
-func fromSlotrow(sr slotrow.Row) row {
+func fromSlotrow(sr storekit.SlotRow) row {
 	return row{
 		owner: ownerIndex(sr.Owner), lastOwner: ownerIndex(sr.LastOwner), fence: int8(sr.Fence),
 		expires: int8(sr.ExpiresMs), floor: int8(sr.FloorMs), ceil: int8(sr.CeilingMs), nextFloor: int8(sr.NextFloorMs),
 	}
 }
 
-// holdsRow reports, by slotrow's rule, whether r is still owner i's acquisition.
-func (o owner) holdsRow(i int8, r slotrow.Row) bool {
+// holdsRow reports, by storekit.SlotRow's rule, whether r is still owner i's acquisition.
+func (o owner) holdsRow(i int8, r storekit.SlotRow) bool {
 	return r.Holds(store.Lease{OwnerKey: ownerName(i), Incarnation: incarnation(o.slot, o.fence), Fence: int64(o.fence)})
 }

@@ -22,7 +22,7 @@ var (
 const maxStates = 3_000_000
 
 // TestExplore_L1L2L3_UniqueStamps explores every schedule within each bound with
-// slotrow's rules and expects no violation of L1, L2, L3 or unique stamps.
+// storekit.SlotRow's rules and expects no violation of L1, L2, L3 or unique stamps.
 func TestExplore_L1L2L3_UniqueStamps(t *testing.T) {
 	bounds := small
 	if !raceEnabled && !testing.Short() {

@@ -169,7 +169,7 @@ func (e *explorer) stamp(s State, i int8) (State, *Violation, bool) {
 	return n, nil, true
 }
 
-// renew is owner i renewing its lease: the store extends it by slotrow's rule, or
+// renew is owner i renewing its lease: the store extends it by storekit.SlotRow's rule, or
 // answers ErrLeaseLost, on which the generator stops.
 func (e *explorer) renew(s State, i int8, lost bool) (State, *Violation) {
 	o := s.owners[i]

@@ -3,8 +3,7 @@ package etcdstore
 import (
 	"context"
 	"fmt"
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/keyturn"
+	"github.com/cosid-go/cosid/store/storekit"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -30,10 +29,10 @@ const maxTxnOps = 64
 // then is every key up to some key in byte order; it returns the first limit of
 // them, sorted.
 func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
-	if err := store.CheckKeys(prefix, after, limit); err != nil {
+	if err := storekit.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
-	keys, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
+	keys, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
 		return s.listKeys(ctx, prefix, after, limit)
 	})
 	if err != nil {
@@ -149,10 +148,10 @@ func (l *listing) addAncestors(ctx context.Context, last string, rev int64) erro
 // on its absence, creating it), reading again on a miss. It never trusts what the
 // store remembers of the key: a raise that writes nothing answers with a fresh read.
 func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Raised, error) {
-	if err := store.CheckRaise(key, next); err != nil {
+	if err := storekit.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("%s: raise: %w", s.name, err)
 	}
-	r, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Raised, error) {
+	r, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.Raised, error) {
 		return s.raise(ctx, key, next)
 	})
 	if err != nil {
@@ -191,7 +190,7 @@ func (s *Store) raise(ctx context.Context, key string, next int64) (store.Raised
 			return store.Raised{}, err
 		}
 		if misses > 0 {
-			if err := keyturn.Backoff(ctx, misses, backoffBase, backoffMax); err != nil {
+			if err := storekit.Backoff(ctx, misses, backoffBase, backoffMax); err != nil {
 				return store.Raised{}, fmt.Errorf("%w: %d compare-and-swaps missed: %w", ErrContention, misses+1, err)
 			}
 		}

@@ -6,35 +6,34 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // Slots implements store.Admin: one read of the namespace at one revision. etcd
 // has no clock to read, so StoreNow is the store's clock, the one of its leases'
 // times.
 func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInfo, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
+	if err := storekit.CheckNamespace(namespace); err != nil {
 		return store.NamespaceInfo{}, fmt.Errorf("%s: slots: %w", s.name, err)
 	}
 	ns, err := s.readForAdmin(ctx, namespace)
 	if err != nil {
 		return store.NamespaceInfo{}, s.failed(ctx, fmt.Sprintf("slots of namespace %q", namespace), err)
 	}
-	info := slotrow.NamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, s.now().UnixMilli())
-	info.Slots = slotrow.Listed(ns.rows, rowAt.slotRow)
+	info := storekit.NewNamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, s.now().UnixMilli())
+	info.Slots = storekit.ListedSlots(ns.rows, rowAt.slotRow)
 	return info, nil
 }
 
 // LeaseOf implements store.Admin: of the slots whose row names ownerKey as owner,
 // the lowest, whether or not etcd expired its held key.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
+	if err := storekit.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	ns, err := s.readForAdmin(ctx, namespace)
-	found, ok := slotrow.OwnedBy(ns.rows, rowAt.slotRow, ownerKey)
+	found, ok := storekit.OwnedSlot(ns.rows, rowAt.slotRow, ownerKey)
 	if err == nil && !ok {
 		err = store.ErrNotFound
 	}
@@ -65,10 +64,10 @@ func (s *Store) readForAdmin(ctx context.Context, namespace string) (nsRead, err
 // when another call changed them in between. A slot never leased gets a row of
 // fence 0, which its first Acquire takes like any other.
 func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
-	if err := store.CheckFloorRequest(req); err != nil {
+	if err := storekit.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
-	info, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
+	info, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
 		return s.raiseFloor(ctx, req)
 	})
 	if err != nil {
@@ -80,7 +79,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
 	keys := s.nsKeys(req.Namespace)
 	rowKey, holdKey := keys.row(req.Slot), keys.hold(req.Slot)
-	toleranceMs := slotrow.MillisUp(req.Tolerance)
+	toleranceMs := storekit.MillisUp(req.Tolerance)
 	if req.Limit > 0 {
 		if err := s.createNamespace(ctx, keys, meta{Limit: req.Limit, ToleranceMs: toleranceMs}); err != nil {
 			return store.SlotInfo{}, fmt.Errorf("creating the namespace: %w", err)
@@ -101,7 +100,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		}
 		switch {
 		case req.Limit > 0 && (m.Limit != req.Limit || m.ToleranceMs != toleranceMs):
-			return store.SlotInfo{}, slotrow.Conflict(m.Limit, m.ToleranceMs, req.Limit, req.Tolerance)
+			return store.SlotInfo{}, storekit.NamespaceConflict(m.Limit, m.ToleranceMs, req.Limit, req.Tolerance)
 		case req.Slot >= m.Limit:
 			return store.SlotInfo{}, fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, m.Limit)
 		}
@@ -119,7 +118,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		next := old
 		next.NextFloorMs = max(next.NextFloorMs, req.FloorMs)
 		if next == old {
-			return old.Row.Info(req.Slot), nil
+			return old.SlotRow.Info(req.Slot), nil
 		}
 		resp, err = s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(rowKey), "=", rowRev),
@@ -130,7 +129,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 			return store.SlotInfo{}, err
 		}
 		if resp.Succeeded {
-			return next.Row.Info(req.Slot), nil
+			return next.SlotRow.Info(req.Slot), nil
 		}
 	}
 }

@@ -12,9 +12,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // DefaultPrefix is the prefix of every key of a store made without WithPrefix.
@@ -46,7 +45,7 @@ type Store struct {
 	now     func() time.Time // the clock of the answers' times, never of expiry
 	name    string           // "etcdstore(/cosid/)", for errors
 
-	keys keyturn.Turns[keyState] // the ranges reserved through this store, by key
+	keys storekit.KeyTurns[keyState] // the ranges reserved through this store, by key
 
 	misses atomic.Int64 // compare-and-swaps of ranges that found the key changed
 	closed atomic.Bool
@@ -163,7 +162,7 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	if s.closed.Load() {
 		return ctx, func() {}, ErrClosed
 	}
-	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
+	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	if err := s.check(ctx); err != nil {
 		cancel()
 		return ctx, func() {}, err
@@ -175,5 +174,5 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 // wraps ctx.Err(), whatever gRPC made of the cancellation.
 func (s *Store) failed(ctx context.Context, what string, err error) error {
 	s.gate.failedCall(err)
-	return fmt.Errorf("%s: %s: %w", s.name, what, calltimeout.Err(ctx, err))
+	return fmt.Errorf("%s: %s: %w", s.name, what, storekit.CallErr(ctx, err))
 }

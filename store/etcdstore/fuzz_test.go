@@ -3,7 +3,7 @@ package etcdstore
 import (
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // FuzzParseValue checks that the value of a range key is read back as written, and
@@ -39,7 +39,7 @@ func FuzzParseRow(f *testing.F) {
 		if err != nil {
 			return
 		}
-		raised := r.Row == slotrow.Row{NextFloorMs: r.NextFloorMs} && r.NextFloorMs > 0 && r.EtcdLease == 0
+		raised := r.SlotRow == storekit.SlotRow{NextFloorMs: r.NextFloorMs} && r.NextFloorMs > 0 && r.EtcdLease == 0
 		if r.Fence < 1 && !raised || (r.Owner == "") != (r.Incarnation == "") || r.EtcdLease < 0 {
 			t.Errorf("parseRow(%q) accepted %+v", b, r)
 		}

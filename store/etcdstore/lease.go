@@ -10,9 +10,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // maxCandidates bounds the free slots one read of a namespace offers an Acquire.
@@ -46,7 +45,7 @@ type rowAt struct {
 	rev int64 // 0: the row does not exist yet
 }
 
-func (r rowAt) slotRow() slotrow.Row { return r.Row }
+func (r rowAt) slotRow() storekit.SlotRow { return r.SlotRow }
 
 // Acquire implements store.SlotLeaseStore. It reads the namespace (creating it at
 // its first use) and takes the first free slot whose row and held key are still as
@@ -61,7 +60,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire a slot of namespace %q: %w", s.name, req.Namespace, err)
 	}
-	l, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
+	l, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
 		return s.acquire(ctx, req, ttlSec)
 	})
 	if err != nil {
@@ -72,7 +71,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 
 func (s *Store) acquire(ctx context.Context, req store.LeaseRequest, ttlSec int64) (store.Lease, error) {
 	keys := s.nsKeys(req.Namespace)
-	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
+	toleranceMs, ttlMs := storekit.MillisUp(req.Tolerance), storekit.MillisUp(req.TTL)
 	g := &grant{s: s}
 	defer g.revokeUnused()
 	created := false
@@ -90,7 +89,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest, ttlSec int6
 			created = true
 			continue
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
-			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
+			return store.Lease{}, storekit.NamespaceConflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
 		free := ns.candidates(req.OwnerKey, req.Preferred)
 		if len(free) == 0 {
@@ -169,10 +168,10 @@ func slotOf(key, prefix string, limit int) (int, bool) {
 }
 
 // candidates returns up to maxCandidates free slots in the order an acquirer tries
-// them (slotrow.CandidatesWhere). A slot is free when its held key is gone: released,
+// them (storekit.SlotCandidatesWhere). A slot is free when its held key is gone: released,
 // or expired by etcd's lease.
 func (ns nsRead) candidates(owner string, preferred int) []int {
-	return slotrow.CandidatesWhere(slotrow.Rows(ns.rows, rowAt.slotRow), ns.meta.Limit, owner, preferred, maxCandidates, func(slot int) bool {
+	return storekit.SlotCandidatesWhere(storekit.SlotRows(ns.rows, rowAt.slotRow), ns.meta.Limit, owner, preferred, maxCandidates, func(slot int) bool {
 		_, held := ns.held[slot]
 		return !held
 	})
@@ -195,7 +194,7 @@ func (s *Store) createNamespace(ctx context.Context, keys nsKeys, m meta) error 
 // revokes the one it replaced. A lease that etcd expired is renewed as long as no
 // other acquisition took its slot.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	if err := store.CheckRenew(l, ttl); err != nil {
+	if err := storekit.CheckRenew(l, ttl); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.name, err)
 	}
 	ttlSec, err := etcdTTL(ttl)
@@ -212,7 +211,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 			// keeps the slot held longer.
 			nowMs := s.now().UnixMilli()
 			if resp, err := s.client.KeepAliveOnce(ctx, r.EtcdLease); err == nil && resp.TTL == ttlSec {
-				next := row{r.Renew(nowMs, slotrow.MillisUp(ttl), m.ToleranceMs), r.EtcdLease}
+				next := row{r.Renew(nowMs, storekit.MillisUp(ttl), m.ToleranceMs), r.EtcdLease}
 				renewed = next.Lease(l.Namespace, l.Slot, nowMs)
 				return next, nil
 			} else if ctx.Err() != nil {
@@ -222,7 +221,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 		if err := g.ensure(ctx, ttlSec); err != nil {
 			return row{}, err
 		}
-		next := row{r.Renew(g.nowMs, slotrow.MillisUp(ttl), m.ToleranceMs), g.id}
+		next := row{r.Renew(g.nowMs, storekit.MillisUp(ttl), m.ToleranceMs), g.id}
 		renewed = next.Lease(l.Namespace, l.Slot, g.nowMs)
 		return next, nil
 	})
@@ -236,7 +235,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 // and deletes its held key with a compare-and-swap on both as read, and revokes the
 // lease's etcd lease.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	if err := store.CheckLease(l); err != nil {
+	if err := storekit.CheckLease(l); err != nil {
 		return fmt.Errorf("%s: release: %w", s.name, err)
 	}
 	return s.change(ctx, "release", l, func(_ context.Context, _ *grant, _ meta, r row, _ bool) (row, error) {

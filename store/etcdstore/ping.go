@@ -5,8 +5,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Pinger = (*Store)(nil)
@@ -15,7 +15,7 @@ var _ store.Pinger = (*Store)(nil)
 // its keys (it reads none), which needs a quorum of the cluster and the client's
 // credentials, as a reservation does.
 func (s *Store) Ping(ctx context.Context) error {
-	_, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (*clientv3.GetResponse, error) {
+	_, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (*clientv3.GetResponse, error) {
 		return s.client.Get(ctx, s.prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
 	})
 	if err != nil {

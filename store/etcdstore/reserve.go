@@ -10,8 +10,8 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // The backoff of the compare-and-swaps of one reservation or seal. A miss brings the
@@ -29,7 +29,7 @@ const (
 const rangeSuffix = "/next"
 
 // keyState is what this store knows of a range key: its value at a mod revision,
-// from its last write or read, kept in the key's turn (package keyturn).
+// from its last write or read, kept in the key's turn (storekit.KeyTurns).
 type keyState struct {
 	known  bool // the fields below are the key as of rev (rev 0: absent)
 	next   int64
@@ -54,13 +54,13 @@ func (k *keyState) learn(v *value, rev int64) {
 // with the value it read, backing off from the second miss on, within the store's
 // timeout.
 func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
-	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+	if err := storekit.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
 	}
 	var r store.Range
 	err := s.update(ctx, key, func(k *keyState) (*value, error) {
 		var err error
-		if r, err = store.NextRange(k.rev != 0, k.sealed, k.next, size, initialOffset); err != nil {
+		if r, err = storekit.NextRange(k.rev != 0, k.sealed, k.next, size, initialOffset); err != nil {
 			return nil, err
 		}
 		return &value{next: r.End}, nil
@@ -153,7 +153,7 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 		// so the try that follows the wait fetches a fresh one, and its retry is at once.
 		if backedOff = attempt > 1 && !backedOff; backedOff {
 			waits++
-			if err := keyturn.Backoff(ctx, waits, backoffBase, backoffMax); err != nil {
+			if err := storekit.Backoff(ctx, waits, backoffBase, backoffMax); err != nil {
 				return fmt.Errorf("%w: %d compare-and-swaps missed: %w", ErrContention, attempt, err)
 			}
 		}

@@ -6,9 +6,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
-	"github.com/cosid-go/cosid/internal/strictjson"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // meta is the value of a namespace's meta key: the settings fixed at its first use.
@@ -26,7 +25,7 @@ func (m meta) encode() string {
 // settings that CheckLeaseRequest would refuse.
 func parseMeta(b []byte) (meta, error) {
 	var m meta
-	if err := strictjson.Decode(b, &m); err != nil {
+	if err := storekit.DecodeStrict(b, &m); err != nil {
 		return meta{}, fmt.Errorf("namespace settings %.60q: %w", b, err)
 	}
 	if m.Limit < 1 || m.Limit > store.MaxSlots || m.ToleranceMs < 0 {
@@ -36,9 +35,9 @@ func parseMeta(b []byte) (meta, error) {
 }
 
 // row is the value of a slot's row key: the slot's state by the shared rules of
-// slotrow, and the etcd lease that its held key is attached to (0: none).
+// storekit.SlotRow, and the etcd lease that its held key is attached to (0: none).
 type row struct {
-	slotrow.Row
+	storekit.SlotRow
 	EtcdLease clientv3.LeaseID
 }
 
@@ -68,7 +67,7 @@ func (r row) encode() string {
 // that no sequence of acquisitions, renewals, releases and raises of the floor leaves.
 func parseRow(b []byte) (row, error) {
 	var j rowJSON
-	if err := strictjson.Decode(b, &j); err != nil {
+	if err := storekit.DecodeStrict(b, &j); err != nil {
 		return row{}, fmt.Errorf("slot row %.60q: %w", b, err)
 	}
 	switch {
@@ -79,7 +78,7 @@ func parseRow(b []byte) (row, error) {
 	case j.Owner == "" && j.EtcdLease != 0, j.EtcdLease < 0:
 		return row{}, fmt.Errorf("slot row %.60q: etcd lease %d of a slot with owner %q", b, j.EtcdLease, j.Owner)
 	}
-	return row{slotrow.Row{
+	return row{storekit.SlotRow{
 		Owner: j.Owner, Incarnation: j.Incarnation, LastOwner: j.LastOwner, Fence: j.Fence,
 		ExpiresMs: j.ExpiresMs, FloorMs: j.FloorMs, CeilingMs: j.CeilingMs, NextFloorMs: j.NextFloorMs,
 	}, clientv3.LeaseID(j.EtcdLease)}, nil

@@ -7,13 +7,14 @@ import (
 
 	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Admin = (*Store)(nil)
 
 // Keys implements store.Admin through the server's admin API.
 func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
-	if err := store.CheckKeys(prefix, after, limit); err != nil {
+	if err := storekit.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("httpstore: keys: %w", err)
 	}
 	var out wire.Keys
@@ -29,7 +30,7 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 
 // RaiseTo implements store.Admin through the server's admin API.
 func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Raised, error) {
-	if err := store.CheckRaise(key, next); err != nil {
+	if err := storekit.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("httpstore: raise: %w", err)
 	}
 	var out wire.Raised
@@ -53,7 +54,7 @@ func (s *Store) Delete(_ context.Context, key string) error {
 
 // Slots implements store.Admin through the server's admin API.
 func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInfo, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
+	if err := storekit.CheckNamespace(namespace); err != nil {
 		return store.NamespaceInfo{}, fmt.Errorf("httpstore: slots: %w", err)
 	}
 	var out wire.NamespaceInfo
@@ -69,7 +70,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 
 // LeaseOf implements store.Admin through the server's admin API.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
+	if err := storekit.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("httpstore: lease of: %w", err)
 	}
 	var out wire.Lease
@@ -81,7 +82,7 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 
 // RaiseFloor implements store.Admin through the server's admin API.
 func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
-	if err := store.CheckFloorRequest(req); err != nil {
+	if err := storekit.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("httpstore: raise floor: %w", err)
 	}
 	var out wire.SlotInfo

@@ -34,6 +34,7 @@ import (
 
 	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // DefaultTimeout bounds every call of a Store without WithTimeout.
@@ -122,7 +123,7 @@ func (s *Store) Close() error {
 
 // Reserve implements store.RangeStore.
 func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
-	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+	if err := storekit.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("httpstore: %w", err)
 	}
 	var r wire.Range
@@ -166,7 +167,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 
 // Renew implements store.SlotLeaseStore.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	if err := store.CheckRenew(l, ttl); err != nil {
+	if err := storekit.CheckRenew(l, ttl); err != nil {
 		return store.Lease{}, fmt.Errorf("httpstore: renew: %w", err)
 	}
 	var out wire.Lease
@@ -182,7 +183,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 
 // Release implements store.SlotLeaseStore.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	if err := store.CheckLease(l); err != nil {
+	if err := storekit.CheckLease(l); err != nil {
 		return fmt.Errorf("httpstore: release: %w", err)
 	}
 	if err := s.call(ctx, wire.PathRelease, wire.ReleaseRequest{Lease: wire.FromLease(l), LastUsedMs: lastUsedMs}, nil); err != nil {

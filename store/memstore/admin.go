@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Admin = (*Store)(nil)
@@ -19,7 +19,7 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
-	if err := store.CheckKeys(prefix, after, limit); err != nil {
+	if err := storekit.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("memstore: keys: %w", err)
 	}
 	d := s.data
@@ -40,7 +40,7 @@ func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Rais
 	if err := s.check(ctx); err != nil {
 		return store.Raised{}, err
 	}
-	if err := store.CheckRaise(key, next); err != nil {
+	if err := storekit.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("memstore: raise: %w", err)
 	}
 	d := s.data
@@ -77,7 +77,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	if err := s.check(ctx); err != nil {
 		return store.NamespaceInfo{}, err
 	}
-	if err := store.CheckNamespace(namespace); err != nil {
+	if err := storekit.CheckNamespace(namespace); err != nil {
 		return store.NamespaceInfo{}, fmt.Errorf("memstore: slots: %w", err)
 	}
 	d := s.data
@@ -87,8 +87,8 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	if ns == nil {
 		return store.NamespaceInfo{}, fmt.Errorf("memstore: namespace %q: %w", namespace, store.ErrNotFound)
 	}
-	info := slotrow.NamespaceInfo(namespace, ns.limit, ns.toleranceMs, d.now().UnixMilli())
-	info.Slots = slotrow.Listed(ns.slots, slotrow.Deref)
+	info := storekit.NewNamespaceInfo(namespace, ns.limit, ns.toleranceMs, d.now().UnixMilli())
+	info.Slots = storekit.ListedSlots(ns.slots, storekit.DerefSlotRow)
 	return info, nil
 }
 
@@ -97,14 +97,14 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	if err := s.check(ctx); err != nil {
 		return store.Lease{}, err
 	}
-	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
+	if err := storekit.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("memstore: lease of: %w", err)
 	}
 	d := s.data
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if ns := d.namespaces[namespace]; ns != nil {
-		if slot, ok := slotrow.OwnedBy(ns.slots, slotrow.Deref, ownerKey); ok {
+		if slot, ok := storekit.OwnedSlot(ns.slots, storekit.DerefSlotRow, ownerKey); ok {
 			return ns.slots[slot].Lease(namespace, slot, d.now().UnixMilli()), nil
 		}
 	}
@@ -116,19 +116,19 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	if err := s.check(ctx); err != nil {
 		return store.SlotInfo{}, err
 	}
-	if err := store.CheckFloorRequest(req); err != nil {
+	if err := storekit.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("memstore: raise floor: %w", err)
 	}
 	d := s.data
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	ns := d.namespaces[req.Namespace]
-	toleranceMs := slotrow.MillisUp(req.Tolerance)
+	toleranceMs := storekit.MillisUp(req.Tolerance)
 	switch {
 	case ns == nil && req.Limit == 0:
 		return store.SlotInfo{}, fmt.Errorf("memstore: namespace %q: %w", req.Namespace, store.ErrNotFound)
 	case ns == nil:
-		ns = &namespace{limit: req.Limit, toleranceMs: toleranceMs, slots: map[int]*slotrow.Row{}}
+		ns = &namespace{limit: req.Limit, toleranceMs: toleranceMs, slots: map[int]*storekit.SlotRow{}}
 		d.namespaces[req.Namespace] = ns
 	case req.Limit != 0 && (ns.limit != req.Limit || ns.toleranceMs != toleranceMs):
 		return store.SlotInfo{}, fmt.Errorf("memstore: namespace %q has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
@@ -138,7 +138,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	}
 	r := ns.slots[req.Slot]
 	if r == nil {
-		r = &slotrow.Row{}
+		r = &storekit.SlotRow{}
 		ns.slots[req.Slot] = r
 	}
 	if r.Owner != "" {

@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkReserve is one Reserve of an existing key: the map lookup and the range
-// rules (store.NextRange) under the store's lock.
+// rules (storekit.NextRange) under the store's lock.
 func BenchmarkReserve(b *testing.B) {
 	st := memstore.New()
 	ctx := b.Context()

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // namespace is a row of cosid_namespace (seed 003) with the slot rows made so far:
@@ -14,7 +14,7 @@ import (
 type namespace struct {
 	limit       int
 	toleranceMs int64
-	slots       map[int]*slotrow.Row
+	slots       map[int]*storekit.SlotRow
 }
 
 // Acquire implements store.SlotLeaseStore.
@@ -25,14 +25,14 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("memstore: acquire: %w", err)
 	}
-	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
+	toleranceMs, ttlMs := storekit.MillisUp(req.Tolerance), storekit.MillisUp(req.TTL)
 	d := s.data
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now().UnixMilli()
 	ns := d.namespaces[req.Namespace]
 	if ns == nil {
-		ns = &namespace{limit: req.Limit, toleranceMs: toleranceMs, slots: map[int]*slotrow.Row{}}
+		ns = &namespace{limit: req.Limit, toleranceMs: toleranceMs, slots: map[int]*storekit.SlotRow{}}
 		d.namespaces[req.Namespace] = ns
 	} else if ns.limit != req.Limit || ns.toleranceMs != toleranceMs {
 		return store.Lease{}, fmt.Errorf("memstore: namespace %q has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
@@ -44,7 +44,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	}
 	r := ns.slots[slot]
 	if r == nil {
-		r = &slotrow.Row{}
+		r = &storekit.SlotRow{}
 		ns.slots[slot] = r
 	}
 	*r = r.Take(req.OwnerKey, now, ttlMs, toleranceMs)
@@ -79,7 +79,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 	if err := s.check(ctx); err != nil {
 		return store.Lease{}, err
 	}
-	if err := store.CheckRenew(l, ttl); err != nil {
+	if err := storekit.CheckRenew(l, ttl); err != nil {
 		return store.Lease{}, fmt.Errorf("memstore: renew: %w", err)
 	}
 	d := s.data
@@ -90,7 +90,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 		return store.Lease{}, err
 	}
 	now := d.now().UnixMilli()
-	*r = r.Renew(now, slotrow.MillisUp(ttl), ns.toleranceMs)
+	*r = r.Renew(now, storekit.MillisUp(ttl), ns.toleranceMs)
 	return r.Lease(l.Namespace, l.Slot, now), nil
 }
 
@@ -99,7 +99,7 @@ func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) er
 	if err := s.check(ctx); err != nil {
 		return err
 	}
-	if err := store.CheckLease(l); err != nil {
+	if err := storekit.CheckLease(l); err != nil {
 		return fmt.Errorf("memstore: release: %w", err)
 	}
 	d := s.data
@@ -119,7 +119,7 @@ func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) er
 
 // held returns the row of l, or an error wrapping ErrLeaseLost when another
 // acquisition or a release ended l.
-func (d *data) held(op string, l store.Lease) (*namespace, *slotrow.Row, error) {
+func (d *data) held(op string, l store.Lease) (*namespace, *storekit.SlotRow, error) {
 	ns := d.namespaces[l.Namespace]
 	if ns != nil {
 		if r := ns.slots[l.Slot]; r != nil && r.Holds(l) {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/store"
+
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // ErrClosed is returned by the methods of a closed Store.
@@ -62,7 +64,7 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	if err := s.check(ctx); err != nil {
 		return store.Range{}, err
 	}
-	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+	if err := storekit.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("memstore: reserve: %w", err)
 	}
 	d := s.data
@@ -73,7 +75,7 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	if !found {
 		row = &rangeRow{}
 	}
-	r, err := store.NextRange(found, row.sealed, row.next, size, initialOffset)
+	r, err := storekit.NextRange(found, row.sealed, row.next, size, initialOffset)
 	if err != nil {
 		return store.Range{}, fmt.Errorf("memstore: reserve %q: %w", key, err)
 	}

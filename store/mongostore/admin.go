@@ -10,9 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Admin = (*Store)(nil)
@@ -23,10 +22,10 @@ var _ store.Admin = (*Store)(nil)
 // key once. MongoDB compares strings without a collation byte by byte, which is the
 // byte order of their UTF-8.
 func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
-	if err := store.CheckKeys(prefix, after, limit); err != nil {
+	if err := storekit.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
-	keys, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
+	keys, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
 		return s.keys(ctx, prefix, after, limit)
 	})
 	if err != nil {
@@ -36,7 +35,7 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 }
 
 func (s *Store) keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
-	lo, hi, bounded := store.PrefixBounds(prefix)
+	lo, hi, bounded := storekit.PrefixBounds(prefix)
 	id := bson.D{{Key: "$gte", Value: lo}}
 	if after >= lo {
 		id = bson.D{{Key: "$gt", Value: after}}
@@ -70,10 +69,10 @@ func (s *Store) keys(ctx context.Context, prefix, after string, limit int) ([]st
 // raise never lowers a key that reservations move at the same time, and the key's
 // value after it is the larger of the two.
 func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Raised, error) {
-	if err := store.CheckRaise(key, next); err != nil {
+	if err := storekit.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("%s: raise: %w", s.name, err)
 	}
-	r, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Raised, error) {
+	r, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.Raised, error) {
 		return s.raise(ctx, key, next)
 	})
 	if err != nil {
@@ -133,13 +132,13 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // Slots implements store.Admin: hello and a find of the namespace's documents at
 // once, as an Acquire reads them.
 func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInfo, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
+	if err := storekit.CheckNamespace(namespace); err != nil {
 		return store.NamespaceInfo{}, fmt.Errorf("%s: slots: %w", s.name, err)
 	}
 	var info store.NamespaceInfo
 	err := s.readNamespace(ctx, namespace, func(nowMs int64, ns nsRead) error {
-		info = slotrow.NamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, nowMs)
-		info.Slots = slotrow.Listed(ns.rows, rowDoc.row)
+		info = storekit.NewNamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, nowMs)
+		info.Slots = storekit.ListedSlots(ns.rows, rowDoc.row)
 		return nil
 	})
 	if err != nil {
@@ -152,12 +151,12 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 // once, as an Acquire reads them; the lease is that of the lowest slot whose row
 // names ownerKey as its owner.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
+	if err := storekit.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	var l store.Lease
 	err := s.readNamespace(ctx, namespace, func(nowMs int64, ns nsRead) error {
-		slot, ok := slotrow.OwnedBy(ns.rows, rowDoc.row, ownerKey)
+		slot, ok := storekit.OwnedSlot(ns.rows, rowDoc.row, ownerKey)
 		if !ok {
 			return store.ErrNotFound
 		}
@@ -194,10 +193,10 @@ func (s *Store) readNamespace(ctx context.Context, namespace string, f func(int6
 // slot never taken, a row of fence 0, see raisedOnly), reading again when another
 // call changed it in between.
 func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
-	if err := store.CheckFloorRequest(req); err != nil {
+	if err := storekit.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
-	info, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
+	info, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
 		return s.raiseFloor(ctx, req)
 	})
 	if err != nil {
@@ -207,7 +206,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 }
 
 func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
-	toleranceMs := slotrow.MillisUp(req.Tolerance)
+	toleranceMs := storekit.MillisUp(req.Tolerance)
 	created := false
 	for {
 		ns, err := s.readDocs(ctx, req.Namespace, metaSuffix, strconv.Itoa(req.Slot))
@@ -226,7 +225,7 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 			created = true
 			continue
 		case req.Limit != 0 && (ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs):
-			return store.SlotInfo{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
+			return store.SlotInfo{}, storekit.NamespaceConflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		case req.Slot >= ns.meta.Limit:
 			return store.SlotInfo{}, fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.meta.Limit)
 		}
@@ -253,5 +252,5 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 // raisedOnly reports whether d is the row RaiseFloor writes for a slot never taken:
 // fence 0, no lease, a next floor. Its first owner takes fence 1, as from no row.
 func raisedOnly(d rowDoc) bool {
-	return d.Fence == 0 && d.NextFloorMs > 0 && d.row() == slotrow.Row{NextFloorMs: d.NextFloorMs}
+	return d.Fence == 0 && d.NextFloorMs > 0 && d.row() == storekit.SlotRow{NextFloorMs: d.NextFloorMs}
 }

@@ -12,7 +12,7 @@
 //	              settings, fixed at its first use
 //	              {_id: "{namespace}#{slot}", ns, slot, owner, incarnation, lastOwner,
 //	              fence, expiresMs, floorMs, ceilingMs, nextFloorMs, v}: a slot's row,
-//	              by the rules of slotrow, with the version v of its compare-and-set
+//	              by the rules of storekit.SlotRow, with the version v of its compare-and-set
 //
 // Neither suffix holds '#', so the last '#' of an _id splits it, whatever '#' a
 // namespace holds; reads also match the ns field. The store needs no index beyond
@@ -61,7 +61,7 @@
 // compare-and-set that takes the slot, so a row expired by it is expired when the
 // write lands. No client clock decides anything; the lease's times are the
 // primary's milliseconds. ($$NOW would give the same time inside an aggregation,
-// but an update pipeline cannot carry the slotrow rules, and FerretDB, the test
+// but an update pipeline cannot carry the storekit.SlotRow rules, and FerretDB, the test
 // server, has neither.) An Acquire that ends without knowing whether its write
 // landed may leave its slot held by an incarnation nobody knows until the TTL
 // passes, and its owner gets another slot meanwhile.

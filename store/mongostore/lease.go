@@ -12,9 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // maxCandidates bounds the free slots one read of a namespace offers an Acquire.
@@ -34,7 +33,7 @@ type metaDoc struct {
 	ToleranceMs int64  `bson:"toleranceMs"`
 }
 
-// rowDoc is a slot's row by the shared rules of slotrow, with the version that its
+// rowDoc is a slot's row by the shared rules of storekit.SlotRow, with the version that its
 // compare-and-set updates match and increment.
 type rowDoc struct {
 	ID          string `bson:"_id"`
@@ -51,12 +50,12 @@ type rowDoc struct {
 	Version     int64  `bson:"v"`
 }
 
-func (d rowDoc) row() slotrow.Row {
-	return slotrow.Row{Owner: d.Owner, Incarnation: d.Incarnation, LastOwner: d.LastOwner, Fence: d.Fence,
+func (d rowDoc) row() storekit.SlotRow {
+	return storekit.SlotRow{Owner: d.Owner, Incarnation: d.Incarnation, LastOwner: d.LastOwner, Fence: d.Fence,
 		ExpiresMs: d.ExpiresMs, FloorMs: d.FloorMs, CeilingMs: d.CeilingMs, NextFloorMs: d.NextFloorMs}
 }
 
-func newRowDoc(namespace string, slot int, r slotrow.Row, version int64) rowDoc {
+func newRowDoc(namespace string, slot int, r storekit.SlotRow, version int64) rowDoc {
 	return rowDoc{ID: docID(namespace, strconv.Itoa(slot)), Namespace: namespace, Slot: slot,
 		Owner: r.Owner, Incarnation: r.Incarnation, LastOwner: r.LastOwner, Fence: r.Fence,
 		ExpiresMs: r.ExpiresMs, FloorMs: r.FloorMs, CeilingMs: r.CeilingMs, NextFloorMs: r.NextFloorMs, Version: version}
@@ -141,7 +140,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.name, err)
 	}
-	l, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
+	l, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
 		return s.acquire(ctx, req)
 	})
 	if err != nil {
@@ -151,7 +150,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 }
 
 func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
-	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
+	toleranceMs, ttlMs := storekit.MillisUp(req.Tolerance), storekit.MillisUp(req.TTL)
 	created := false
 	for {
 		nowMs, ns, err := s.readWithClock(ctx, true, req.Namespace)
@@ -168,10 +167,10 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 			created = true
 			continue
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
-			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
+			return store.Lease{}, storekit.NamespaceConflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
-		rows := slotrow.Rows(ns.rows, rowDoc.row)
-		free := slotrow.Candidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
+		rows := storekit.SlotRows(ns.rows, rowDoc.row)
+		free := storekit.SlotCandidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
 		if len(free) == 0 {
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.meta.Limit, store.ErrNoFreeSlot)
 		}
@@ -191,7 +190,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 
 // swap writes row r of slot if its document is still at version (an insert when it
 // did not exist), and reports whether it was.
-func (s *Store) swap(ctx context.Context, namespace string, slot int, exists bool, version int64, r slotrow.Row) (bool, error) {
+func (s *Store) swap(ctx context.Context, namespace string, slot int, exists bool, version int64, r storekit.SlotRow) (bool, error) {
 	doc := newRowDoc(namespace, slot, r, version+1)
 	if !exists {
 		_, err := s.slots.InsertOne(ctx, doc)
@@ -212,19 +211,19 @@ func (s *Store) swap(ctx context.Context, namespace string, slot int, exists boo
 // compare-and-set on its version; when another call changed the row in between, it
 // reads again.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	return slotrow.Renew(ctx, s.name, s.change, l, ttl)
+	return storekit.RenewLease(ctx, s.name, s.change, l, ttl)
 }
 
 // Release implements store.SlotLeaseStore: it reads the lease's row and frees it
 // with a compare-and-set on its version. It does not read the store clock: a
 // release changes no time.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	return slotrow.Release(ctx, s.name, s.change, l, lastUsedMs)
+	return storekit.ReleaseLease(ctx, s.name, s.change, l, lastUsedMs)
 }
 
-// change is the store's slotrow.Change: a compare-and-set on the row document's
+// change is the store's storekit.SlotChange: a compare-and-set on the row document's
 // version.
-func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r slotrow.Row) (slotrow.Row, error)) error {
+func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r storekit.SlotRow) (storekit.SlotRow, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	defer cancel()
 	for err == nil {
@@ -243,7 +242,7 @@ func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool
 			err = fmt.Errorf("the slot was released or acquired again: %w", store.ErrLeaseLost)
 			continue
 		}
-		var next slotrow.Row
+		var next storekit.SlotRow
 		if next, err = f(nowMs, ns.meta.ToleranceMs, d.row()); err != nil {
 			break
 		}

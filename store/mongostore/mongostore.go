@@ -13,8 +13,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // The collections of a store, in the database given to New.
@@ -175,7 +175,7 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	if s.closed.Load() {
 		return ctx, func() {}, ErrClosed
 	}
-	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
+	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	if err := s.gate.check(ctx, s.db, s.name); err != nil {
 		cancel()
 		return ctx, func() {}, err

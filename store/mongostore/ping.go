@@ -5,8 +5,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Pinger = (*Store)(nil)
@@ -15,7 +15,7 @@ var _ store.Pinger = (*Store)(nil)
 // that takes the store's reservations (each is a write, read back from the
 // primary), with the client's credentials.
 func (s *Store) Ping(ctx context.Context) error {
-	_, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (struct{}, error) {
+	_, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, s.db.Client().Ping(ctx, readpref.Primary())
 	})
 	if err != nil {

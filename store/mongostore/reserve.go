@@ -10,8 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // maxAttempts bounds the rounds of a reservation that finds its key changed between
@@ -34,10 +34,10 @@ var returnAfter = options.FindOneAndUpdate().SetReturnDocument(options.After)
 // one is inserted at initialOffset+size (a duplicate key means another process
 // created it first, and the reservation starts over).
 func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
-	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+	if err := storekit.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
 	}
-	r, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Range, error) {
+	r, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.Range, error) {
 		return s.reserve(ctx, key, size, initialOffset)
 	})
 	if err != nil {
@@ -68,12 +68,12 @@ func (s *Store) reserve(ctx context.Context, key string, size, initialOffset int
 			return store.Range{}, err
 		case found && doc.Sealed:
 			return store.Range{}, store.ErrSealed
-		case found && !store.Fits(doc.Next, size):
-			return store.Range{}, store.ExhaustedAfter(doc.Next, size)
+		case found && !storekit.Fits(doc.Next, size):
+			return store.Range{}, storekit.ExhaustedAfter(doc.Next, size)
 		case found:
 			continue // changed since the update: try it again
-		case !store.Fits(initialOffset, size):
-			return store.Range{}, store.ExhaustedAfter(initialOffset, size)
+		case !storekit.Fits(initialOffset, size):
+			return store.Range{}, storekit.ExhaustedAfter(initialOffset, size)
 		}
 		_, err = s.ranges.InsertOne(ctx, rangeDoc{Key: key, Next: initialOffset + size})
 		if err == nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Admin = (*Store)(nil)
@@ -59,7 +59,7 @@ func (s *Store) indexKey(ctx context.Context, key string) error {
 // keys' hashes in one pipeline. Index entries whose key does not exist are skipped,
 // and the page filled from further on.
 func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
-	if err := store.CheckKeys(prefix, after, limit); err != nil {
+	if err := storekit.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
 	op := fmt.Sprintf("keys under %q after %q", prefix, after)
@@ -68,7 +68,7 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 		return nil, s.leaseFail(op, err)
 	}
 	defer cancel()
-	lo, hi, bounded := store.PrefixBounds(prefix)
+	lo, hi, bounded := storekit.PrefixBounds(prefix)
 	start, stop := "("+after, "+"
 	if after < lo {
 		start = "[" + lo
@@ -133,7 +133,7 @@ func (s *Store) readKeys(ctx context.Context, names []string) ([]store.KeyInfo, 
 // RaiseTo implements store.Admin: the index entry, then one script that never lowers
 // the key and keeps its seal; it compares the values as decimal text.
 func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Raised, error) {
-	if err := store.CheckRaise(key, next); err != nil {
+	if err := storekit.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("%s: raise: %w", s.name, err)
 	}
 	op := fmt.Sprintf("raise to %d", next)
@@ -196,7 +196,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 
 // slotsOf reads a namespace's meta and slot rows at one instant of the store clock;
 // found is false when the namespace does not exist.
-func (s *Store) slotsOf(ctx context.Context, namespace string) (ns store.NamespaceInfo, rows map[int]*slotrow.Row, found bool, err error) {
+func (s *Store) slotsOf(ctx context.Context, namespace string) (ns store.NamespaceInfo, rows map[int]*storekit.SlotRow, found bool, err error) {
 	k := namespaceKeys(s.prefix, namespace)
 	reply, err := s.run(ctx, readSlotsScript, []string{k.meta, k.slots}, s.offset()).Slice()
 	if err != nil || len(reply) == 0 {
@@ -213,7 +213,7 @@ func (s *Store) slotsOf(ctx context.Context, namespace string) (ns store.Namespa
 		}
 	}
 	fields, _ := reply[3].([]any)
-	rows = make(map[int]*slotrow.Row)
+	rows = make(map[int]*storekit.SlotRow)
 	for i := 0; i+1 < len(fields); i += 2 {
 		name, _ := fields[i].(string)
 		value, _ := fields[i+1].(string)
@@ -221,12 +221,12 @@ func (s *Store) slotsOf(ctx context.Context, namespace string) (ns store.Namespa
 			return ns, nil, false, fmt.Errorf("namespace %q: %w", namespace, err)
 		}
 	}
-	ns = slotrow.NamespaceInfo(namespace, int(n[0]), n[1], n[2])
+	ns = storekit.NewNamespaceInfo(namespace, int(n[0]), n[1], n[2])
 	return ns, rows, true, nil
 }
 
 // setField sets the field "<slot>.<name>" of the slots hash in its row.
-func setField(rows map[int]*slotrow.Row, field, value string) error {
+func setField(rows map[int]*storekit.SlotRow, field, value string) error {
 	slotText, name, ok := strings.Cut(field, ".")
 	slot, err := strconv.Atoi(slotText)
 	if !ok || err != nil || slot < 0 || slot >= store.MaxSlots {
@@ -234,7 +234,7 @@ func setField(rows map[int]*slotrow.Row, field, value string) error {
 	}
 	r := rows[slot]
 	if r == nil {
-		r = new(slotrow.Row)
+		r = new(storekit.SlotRow)
 		rows[slot] = r
 	}
 	var num *int64
@@ -266,7 +266,7 @@ func setField(rows map[int]*slotrow.Row, field, value string) error {
 
 // Slots implements store.Admin: one read-only script.
 func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInfo, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
+	if err := storekit.CheckNamespace(namespace); err != nil {
 		return store.NamespaceInfo{}, fmt.Errorf("%s: slots: %w", s.name, err)
 	}
 	op := fmt.Sprintf("slots of namespace %q", namespace)
@@ -282,14 +282,14 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 	case !found:
 		return store.NamespaceInfo{}, s.leaseFail(op, store.ErrNotFound)
 	}
-	info.Slots = slotrow.Listed(rows, slotrow.Deref)
+	info.Slots = storekit.ListedSlots(rows, storekit.DerefSlotRow)
 	return info, nil
 }
 
 // LeaseOf implements store.Admin: the slots script, and of the rows ownerKey owns,
 // the lowest.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
+	if err := storekit.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	op := fmt.Sprintf("lease of %q in namespace %q", ownerKey, namespace)
@@ -302,7 +302,7 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	if err != nil {
 		return store.Lease{}, s.leaseFail(op, err)
 	}
-	slot, ok := slotrow.OwnedBy(rows, slotrow.Deref, ownerKey)
+	slot, ok := storekit.OwnedSlot(rows, storekit.DerefSlotRow, ownerKey)
 	if !ok {
 		return store.Lease{}, s.leaseFail(op, store.ErrNotFound)
 	}
@@ -313,7 +313,7 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 // asked to and raises the slot's next floor unless the slot has an owner. Floors
 // stay below 2^53, as the lease scripts' numbers must.
 func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
-	if err := store.CheckFloorRequest(req); err != nil {
+	if err := storekit.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
 	if req.FloorMs >= maxExact {
@@ -328,7 +328,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	defer cancel()
 	k := namespaceKeys(s.prefix, req.Namespace)
 	reply, err := s.run(ctx, raiseFloorScript, []string{k.meta, k.slots},
-		req.Limit, slotrow.MillisUp(req.Tolerance), req.Slot, strconv.FormatInt(req.FloorMs, 10)).StringSlice()
+		req.Limit, storekit.MillisUp(req.Tolerance), req.Slot, strconv.FormatInt(req.FloorMs, 10)).StringSlice()
 	if err != nil {
 		return store.SlotInfo{}, s.leaseFail(op, err)
 	}
@@ -347,7 +347,7 @@ func parseFloor(reply []string, req store.FloorRequest) (store.SlotInfo, error) 
 	}
 	switch {
 	case status == "ok" && len(reply) == 9:
-		rows := map[int]*slotrow.Row{}
+		rows := map[int]*storekit.SlotRow{}
 		for i, name := range []string{"owner", "incarnation", "last", "fence", "expires", "floor", "ceiling", "nextFloor"} {
 			if err := setField(rows, strconv.Itoa(req.Slot)+"."+name, reply[i+1]); err != nil {
 				return store.SlotInfo{}, err

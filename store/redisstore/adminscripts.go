@@ -42,7 +42,7 @@ return {m[1], m[2], int(now), redis.call('HGETALL', KEYS[2])}
 // raiseFloorScript: KEYS meta, slots; ARGV limit ("0": the namespace must exist),
 // tolerance ms, slot, floor ms as text. It creates the namespace when asked to,
 // and raises the slot's nextFloor when the slot has no owner, as the acquire script
-// reads it (slotrow.Row.NextFloor). It answers {"ok", owner, incarnation, last,
+// reads it (storekit.SlotRow.NextFloor). It answers {"ok", owner, incarnation, last,
 // fence, expires, floor, ceiling, nextFloor}, {"missing"}, {"conflict", limit,
 // tolerance}, {"outside", limit} or {"held", owner}.
 var raiseFloorScript = redis.NewScript(decimalPrelude + `

@@ -11,7 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/cosid-go/cosid/store"
+
 	"github.com/cosid-go/cosid/store/redisstore"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // counter is a go-redis hook that counts the commands a client sends.
@@ -45,7 +47,7 @@ func TestBadInput_RefusedBeforeRedis(t *testing.T) {
 	}
 	ctx := t.Context()
 	req := store.LeaseRequest{Namespace: "ns", OwnerKey: "owner", Limit: 4, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
-	lease := store.Lease{Namespace: "ns", OwnerKey: "owner", Incarnation: store.NewIncarnation(), Slot: 1, Fence: 1}
+	lease := store.Lease{Namespace: "ns", OwnerKey: "owner", Incarnation: storekit.NewIncarnation(), Slot: 1, Fence: 1}
 	long := strings.Repeat("k", store.MaxKeyLen+1)
 	tests := []struct {
 		name, mention string

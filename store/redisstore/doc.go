@@ -44,7 +44,7 @@
 //	cosid:{machines}:busy     bitmap  bit n set while slot n is in held
 //	cosid:keys                zset    every range key, scored 0: the byte-ordered index of Admin.Keys
 //
-// The slot rows follow the same rules as the other stores (internal/slotrow), which
+// The slot rows follow the same rules as the other stores (storekit.SlotRow), which
 // the scripts repeat in Lua and a test checks against the Go. held and busy are an
 // index over the rows: an Acquire frees the slots whose leases expired by the store
 // clock, then takes the owner key's earlier slot, the preferred one, or the lowest

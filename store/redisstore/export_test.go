@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // ClockOffset moves the store clock of the stores opened WithClockOffset on it, for
@@ -16,7 +16,7 @@ type ClockOffset = clockOffset
 var WithClockOffset = withClockOffset
 
 // Move moves the clock by d, rounded up to a whole millisecond.
-func (c *clockOffset) Move(d time.Duration) { c.ms.Add(slotrow.MillisUp(d)) }
+func (c *clockOffset) Move(d time.Duration) { c.ms.Add(storekit.MillisUp(d)) }
 
 // Keys of the store's layout, for the tests that read Redis directly.
 var (

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // Acquire implements store.SlotLeaseStore: one script, one round trip. The script
@@ -19,7 +19,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.name, err)
 	}
-	return s.acquire(ctx, req, store.NewIncarnation())
+	return s.acquire(ctx, req, storekit.NewIncarnation())
 }
 
 // acquire runs the acquire script for a lease whose incarnation is incarnation. A
@@ -33,7 +33,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest, incarnation
 	}
 	defer cancel()
 	k := namespaceKeys(s.prefix, req.Namespace)
-	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
+	toleranceMs, ttlMs := storekit.MillisUp(req.Tolerance), storekit.MillisUp(req.TTL)
 	reply, err := s.run(ctx, acquireScript, []string{k.meta, k.slots, k.owners, k.held, k.busy},
 		s.offset(), req.OwnerKey, req.Limit, toleranceMs, ttlMs, req.Preferred, incarnation).Slice()
 	if err != nil {
@@ -52,7 +52,7 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest, incarnation
 // Renew implements store.SlotLeaseStore: one script that extends the lease if its
 // row still holds l's owner key, incarnation and fence.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	if err := store.CheckRenew(l, ttl); err != nil {
+	if err := storekit.CheckRenew(l, ttl); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: renew: %w", s.name, err)
 	}
 	op := fmt.Sprintf("renew slot %d of namespace %q (fence %d) for %q", l.Slot, l.Namespace, l.Fence, l.OwnerKey)
@@ -63,7 +63,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 	defer cancel()
 	k := namespaceKeys(s.prefix, l.Namespace)
 	reply, err := s.run(ctx, renewScript, []string{k.meta, k.slots, k.held, k.busy},
-		s.offset(), l.Slot, l.OwnerKey, l.Incarnation, l.Fence, slotrow.MillisUp(ttl)).Slice()
+		s.offset(), l.Slot, l.OwnerKey, l.Incarnation, l.Fence, storekit.MillisUp(ttl)).Slice()
 	if err != nil {
 		return store.Lease{}, s.leaseFail(op, err)
 	}
@@ -79,7 +79,7 @@ func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 // the call again after losing its answer gets store.ErrLeaseLost for the second
 // one; the slot was freed by the first.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	if err := store.CheckLease(l); err != nil {
+	if err := storekit.CheckLease(l); err != nil {
 		return fmt.Errorf("%s: release: %w", s.name, err)
 	}
 	op := fmt.Sprintf("release slot %d of namespace %q (fence %d) for %q", l.Slot, l.Namespace, l.Fence, l.OwnerKey)
@@ -121,7 +121,7 @@ func parseLease(reply []any, namespace, owner, incarnation string) (store.Lease,
 		if n[0] < 0 || n[0] >= store.MaxSlots || n[1] < 1 {
 			return store.Lease{}, fmt.Errorf("the script answered slot %d and fence %d, want a slot in [0, %d) and a fence ≥ 1", n[0], n[1], store.MaxSlots)
 		}
-		r := slotrow.Row{Owner: owner, Incarnation: incarnation, Fence: n[1], ExpiresMs: n[2], FloorMs: n[3], CeilingMs: n[4]}
+		r := storekit.SlotRow{Owner: owner, Incarnation: incarnation, Fence: n[1], ExpiresMs: n[2], FloorMs: n[3], CeilingMs: n[4]}
 		return r.Lease(namespace, int(n[0]), n[5]), nil
 	case "lost":
 		return store.Lease{}, store.ErrLeaseLost

@@ -6,8 +6,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Pinger = (*Store)(nil)
@@ -16,7 +16,7 @@ var _ store.Pinger = (*Store)(nil)
 // Cluster and every shard of a Ring, the servers that the durability check of New
 // read, with the client's credentials.
 func (s *Store) Ping(ctx context.Context) error {
-	_, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (struct{}, error) {
+	_, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (struct{}, error) {
 		each := func(ctx context.Context, m *redis.Client) error {
 			if err := m.Ping(ctx).Err(); err != nil {
 				return fmt.Errorf("server %s: %w", m.Options().Addr, err)

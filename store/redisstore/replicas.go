@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // ErrNotReplicated means an operation's write reached fewer replicas than
@@ -93,9 +93,9 @@ func (s *Store) withWait(ctx context.Context, conn redis.Cmdable, eval func(cont
 	// an append-only file would refuse.
 	var wait *redis.Cmd
 	if s.gate.waitAOF.Load() {
-		wait = pipe.Do(ctx, "WAITAOF", 0, s.replicas, slotrow.MillisUp(s.replicaWait))
+		wait = pipe.Do(ctx, "WAITAOF", 0, s.replicas, storekit.MillisUp(s.replicaWait))
 	} else {
-		wait = pipe.Do(ctx, "WAIT", s.replicas, slotrow.MillisUp(s.replicaWait))
+		wait = pipe.Do(ctx, "WAIT", s.replicas, storekit.MillisUp(s.replicaWait))
 	}
 	pipe.Exec(ctx) // its error is one of the commands'
 	return cmd, wait

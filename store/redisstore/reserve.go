@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/cosid-go/cosid/store"
+
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // Reserve implements store.RangeStore: one script, one round trip. The key's hash
@@ -13,7 +15,7 @@ import (
 // in 64-bit integers, so that values near math.MaxInt64 stay exact, and a key that
 // would pass it fails with store.ErrExhausted and stays as it was.
 func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
-	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+	if err := storekit.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
 	}
 	ctx, cancel, err := s.begin(ctx)
@@ -25,7 +27,7 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 		return store.Range{}, s.fail("reserve", key, err)
 	}
 	created := ""
-	if store.Fits(initialOffset, size) {
+	if storekit.Fits(initialOffset, size) {
 		created = strconv.FormatInt(initialOffset+size, 10)
 	}
 	reply, err := s.run(ctx, reserveScript, []string{rangeKey(s.prefix, key)}, size, created).Result()

@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/store"
+
 	"github.com/cosid-go/cosid/store/redisstore"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // TestAcquire_RetryAnswersTheSameLease runs the acquire script twice with one
@@ -15,7 +17,7 @@ func TestAcquire_RetryAnswersTheSameLease(t *testing.T) {
 	addr := durable(t)
 	st := openStore(t, addr, redisstore.WithPrefix(testPrefix(t, addr)))
 	req := store.LeaseRequest{Namespace: "retry", OwnerKey: "a", Limit: 2, Tolerance: time.Second, TTL: time.Hour, Preferred: -1}
-	inc := store.NewIncarnation()
+	inc := storekit.NewIncarnation()
 	first, err := st.AcquireAs(t.Context(), req, inc)
 	if err != nil {
 		t.Fatal(err)

@@ -80,7 +80,7 @@ local function free(s)
   return r
 end
 
--- take leases slot s, whose row is r, as slotrow.Row.Take does.
+-- take leases slot s, whose row is r, as storekit.SlotRow.Take does.
 local function take(s, r)
   local floor = r.nextFloor
   if r.owner ~= '' then floor = math.max(floor, r.ceiling + 1) end
@@ -121,7 +121,7 @@ end
 
 // renewScript: KEYS meta, slots, held, busy; ARGV offset, slot, owner, incarnation,
 // fence, TTL ms. It answers {"ok", slot, fence, expires, floor, ceiling, now} or
-// {"lost"}, as slotrow.Row.Renew.
+// {"lost"}, as storekit.SlotRow.Renew.
 var renewScript = redis.NewScript(leasePrelude + `
 local tol = redis.call('HGET', KEYS[1], 'tolerance')
 if not tol then return {'lost'} end
@@ -138,7 +138,7 @@ return {'ok', tonumber(s), tonumber(v[3]), expires, tonumber(v[4]), ceiling, now
 
 // releaseScript: KEYS meta, slots, held, busy; ARGV offset, slot, owner,
 // incarnation, fence, lastUsedMs. It answers {"ok"}, {"lost"}, or {"ceiling",
-// ceiling} when lastUsedMs lies above the ceiling, as slotrow.Row.Release.
+// ceiling} when lastUsedMs lies above the ceiling, as storekit.SlotRow.Release.
 var releaseScript = redis.NewScript(leasePrelude + `
 local s = ARGV[2]
 local v = redis.call('HMGET', KEYS[2], s..'.owner', s..'.incarnation', s..'.fence', s..'.floor', s..'.ceiling')

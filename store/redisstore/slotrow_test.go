@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/redisstore"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // TestScripts_AgreeWithSlotrow runs random acquisitions, renewals, releases and moves
 // of the store clock, forward and back, and checks every answer of the Lua scripts
-// against internal/slotrow, the rules that the other stores run in Go: the same
+// against storekit.SlotRow, the rules that the other stores run in Go: the same
 // fences, expiries, floors and ceilings, the same leases lost, the same releases
 // refused, and no free slot only when the rules see none.
 //
@@ -28,7 +28,7 @@ func TestScripts_AgreeWithSlotrow(t *testing.T) {
 	const limit, tolerance, step = 4, 1500 * time.Millisecond, 10 * time.Minute
 	toleranceMs := tolerance.Milliseconds()
 	ctx := t.Context()
-	rows := make([]slotrow.Row, limit)
+	rows := make([]storekit.SlotRow, limit)
 	var leases []store.Lease // every lease the store gave, current or not
 	var offset time.Duration
 	approxNow := func() int64 { return time.Now().Add(offset).UnixMilli() }
@@ -45,7 +45,7 @@ func TestScripts_AgreeWithSlotrow(t *testing.T) {
 				now := approxNow()
 				for s, r := range rows {
 					if r.Free(now) {
-						t.Fatalf("op %d: Acquire found no free slot; slotrow says slot %d is free: %+v", i, s, r)
+						t.Fatalf("op %d: Acquire found no free slot; storekit says slot %d is free: %+v", i, s, r)
 					}
 				}
 				seen["no free slot"]++
@@ -57,7 +57,7 @@ func TestScripts_AgreeWithSlotrow(t *testing.T) {
 			now := l.StoreNow.UnixMilli()
 			r := rows[l.Slot]
 			if !r.Free(now) {
-				t.Fatalf("op %d: Acquire took slot %d, which slotrow says is held: %+v", i, l.Slot, r)
+				t.Fatalf("op %d: Acquire took slot %d, which storekit says is held: %+v", i, l.Slot, r)
 			}
 			if r.Owner != "" {
 				seen["acquired after an expiry"]++
@@ -76,7 +76,7 @@ func TestScripts_AgreeWithSlotrow(t *testing.T) {
 			r := rows[l.Slot]
 			if !r.Holds(l) {
 				if !errors.Is(err, store.ErrLeaseLost) {
-					t.Fatalf("op %d: Renew of a lease slotrow says is lost = %+v, %v", i, got, err)
+					t.Fatalf("op %d: Renew of a lease storekit says is lost = %+v, %v", i, got, err)
 				}
 				seen["renew lost"]++
 				continue
@@ -100,13 +100,13 @@ func TestScripts_AgreeWithSlotrow(t *testing.T) {
 			err := st.Release(ctx, l, last)
 			if !r.Holds(l) {
 				if !errors.Is(err, store.ErrLeaseLost) {
-					t.Fatalf("op %d: Release of a lease slotrow says is lost: %v", i, err)
+					t.Fatalf("op %d: Release of a lease storekit says is lost: %v", i, err)
 				}
 				continue
 			}
 			want, wantErr := r.Release(last)
 			if (err == nil) != (wantErr == nil) || err != nil && !errors.Is(err, store.ErrInvalidArgument) {
-				t.Fatalf("op %d: Release at %d (floor %d, ceiling %d) = %v; slotrow says %v", i, last, r.FloorMs, r.CeilingMs, err, wantErr)
+				t.Fatalf("op %d: Release at %d (floor %d, ceiling %d) = %v; storekit says %v", i, last, r.FloorMs, r.CeilingMs, err, wantErr)
 			}
 			if err != nil {
 				seen["release above the ceiling"]++

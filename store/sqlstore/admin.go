@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Admin = (*Store)(nil)
@@ -41,12 +41,12 @@ func (s *Store) adminSQL(ctx context.Context) (AdminSQL, error) {
 
 // Keys implements store.Admin: one indexed statement per page.
 func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
-	if err := store.CheckKeys(prefix, after, limit); err != nil {
+	if err := storekit.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
 	var keys []store.KeyInfo
 	err := s.admin(ctx, func(ctx context.Context, a AdminSQL) error {
-		lo, hi, ok := store.PrefixBounds(prefix)
+		lo, hi, ok := storekit.PrefixBounds(prefix)
 		if !ok {
 			hi = aboveEveryKey
 		}
@@ -73,7 +73,7 @@ func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]st
 // RaiseTo implements store.Admin: it reads the key, then raises it with a statement
 // that never lowers it, or creates it; a concurrent creation makes it read again.
 func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Raised, error) {
-	if err := store.CheckRaise(key, next); err != nil {
+	if err := storekit.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("%s: raise: %w", s.name, err)
 	}
 	var r store.Raised
@@ -135,7 +135,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 
 // Slots implements store.Admin.
 func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInfo, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
+	if err := storekit.CheckNamespace(namespace); err != nil {
 		return store.NamespaceInfo{}, fmt.Errorf("%s: slots: %w", s.slotName, err)
 	}
 	var info store.NamespaceInfo
@@ -166,7 +166,7 @@ func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInf
 
 // LeaseOf implements store.Admin.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
+	if err := storekit.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.slotName, err)
 	}
 	var l store.Lease
@@ -205,14 +205,14 @@ func (s *Store) admin(ctx context.Context, f func(context.Context, AdminSQL) err
 // slot's row with the store clock, and raises its next floor with a compare-and-set
 // on the row as read, reading again when another call changed it in between.
 func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
-	if err := store.CheckFloorRequest(req); err != nil {
+	if err := storekit.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.slotName, err)
 	}
 	var info store.SlotInfo
 	err := s.admin(ctx, func(ctx context.Context, a AdminSQL) error {
 		q := s.leaseSQL()
 		key := keyArg(q)
-		toleranceMs := slotrow.MillisUp(req.Tolerance)
+		toleranceMs := storekit.MillisUp(req.Tolerance)
 		if req.Limit > 0 {
 			if err := s.createNamespace(ctx, q, req.Namespace, req.Limit, toleranceMs); err != nil {
 				return fmt.Errorf("creating the namespace: %w", err)
@@ -233,7 +233,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 				}
 				return fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.limit)
 			case req.Limit > 0 && (ns.limit != req.Limit || ns.toleranceMs != toleranceMs):
-				return slotrow.Conflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
+				return storekit.NamespaceConflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
 			case rows[0].Owner != "":
 				return fmt.Errorf("the slot is %q's: %w", rows[0].Owner, store.ErrSlotHeld)
 			}

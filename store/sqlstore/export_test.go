@@ -3,7 +3,7 @@ package sqlstore
 import (
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // ClockOffset moves the store clock of the stores opened WithClockOffset on it, for
@@ -14,7 +14,7 @@ type ClockOffset = clockOffset
 var WithClockOffset = withClockOffset
 
 // Move moves the clock by d, rounded up to a whole millisecond.
-func (c *clockOffset) Move(d time.Duration) { c.ms.Add(slotrow.MillisUp(d)) }
+func (c *clockOffset) Move(d time.Duration) { c.ms.Add(storekit.MillisUp(d)) }
 
 // OpenPool opens a pool as Open does, for the tests that share one among stores.
 var OpenPool = openPool

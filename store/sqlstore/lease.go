@@ -9,14 +9,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // slotRow is a row of the slot table; a NULL owner key or incarnation reads as "".
 type slotRow struct {
 	slot int
-	slotrow.Row
+	storekit.SlotRow
 }
 
 // slotRead is what a read of the slot table says besides its rows: the namespace's
@@ -48,10 +48,10 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 }
 
 func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest) (store.Lease, error) {
-	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
+	toleranceMs, ttlMs := storekit.MillisUp(req.Tolerance), storekit.MillisUp(req.TTL)
 	key := keyArg(q)
 	created := false
-	missed := map[int]slotrow.Row{} // the rows as read when a Take changed none
+	missed := map[int]storekit.SlotRow{} // the rows as read when a Take changed none
 	for {
 		ns, free, found, err := s.readSlots(ctx, q.Candidates, candidateArgs(q, key(req.Namespace), key(req.OwnerKey), req.Preferred)...)
 		switch {
@@ -66,12 +66,12 @@ func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest)
 			created = true
 			continue
 		case ns.limit != req.Limit || ns.toleranceMs != toleranceMs:
-			return store.Lease{}, slotrow.Conflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
+			return store.Lease{}, storekit.NamespaceConflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
 		case len(free) == 0:
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.limit, store.ErrNoFreeSlot)
 		}
 		for _, r := range free {
-			if m, ok := missed[r.slot]; ok && m == r.Row {
+			if m, ok := missed[r.slot]; ok && m == r.SlotRow {
 				return store.Lease{}, errUnmatched(r.slot)
 			}
 			next := slotRow{r.slot, r.Take(req.OwnerKey, ns.nowMs, ttlMs, toleranceMs)}
@@ -82,7 +82,7 @@ func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest)
 			if taken {
 				return next.Lease(req.Namespace, r.slot, ns.nowMs), nil
 			}
-			missed[r.slot] = r.Row
+			missed[r.slot] = r.SlotRow
 		}
 	}
 }
@@ -112,23 +112,23 @@ func (s *Store) createNamespace(ctx context.Context, q LeaseSQL, namespace strin
 // Renew implements store.SlotLeaseStore: it reads the lease's row with the store
 // clock, then extends it with a compare-and-set on the row as read.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	return slotrow.Renew(ctx, s.slotName, s.update, l, ttl)
+	return storekit.RenewLease(ctx, s.slotName, s.update, l, ttl)
 }
 
 // Release implements store.SlotLeaseStore: it reads the lease's row, then frees it
 // with a compare-and-set on the row as read.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	return slotrow.Release(ctx, s.slotName, s.update, l, lastUsedMs)
+	return storekit.ReleaseLease(ctx, s.slotName, s.update, l, lastUsedMs)
 }
 
-// update is the store's slotrow.Change: a compare-and-set on the row as read. It
+// update is the store's storekit.SlotChange: a compare-and-set on the row as read. It
 // reads the store clock with every read of the row, whether or not asked to.
-func (s *Store) update(ctx context.Context, op string, l store.Lease, _ bool, change func(nowMs, toleranceMs int64, r slotrow.Row) (slotrow.Row, error)) error {
+func (s *Store) update(ctx context.Context, op string, l store.Lease, _ bool, change func(nowMs, toleranceMs int64, r storekit.SlotRow) (storekit.SlotRow, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	if err == nil {
 		defer cancel()
 		q := s.leaseSQL()
-		var missed *slotrow.Row // the row as read when the Update changed none
+		var missed *storekit.SlotRow // the row as read when the Update changed none
 		for {
 			ns, rows, _, rerr := s.readSlots(ctx, q.Slot, keyArg(q)(l.Namespace), l.Slot)
 			if err = rerr; err != nil {
@@ -138,19 +138,19 @@ func (s *Store) update(ctx context.Context, op string, l store.Lease, _ bool, ch
 				err = fmt.Errorf("the slot was released or acquired again: %w", store.ErrLeaseLost)
 				break
 			}
-			if missed != nil && *missed == rows[0].Row {
+			if missed != nil && *missed == rows[0].SlotRow {
 				err = errUnmatched(l.Slot)
 				break
 			}
-			next, cerr := change(ns.nowMs, ns.toleranceMs, rows[0].Row)
-			if err = cerr; err != nil || next == rows[0].Row { // an unchanged row needs no write
+			next, cerr := change(ns.nowMs, ns.toleranceMs, rows[0].SlotRow)
+			if err = cerr; err != nil || next == rows[0].SlotRow { // an unchanged row needs no write
 				break
 			}
 			done, serr := s.swap(ctx, q, q.Update, l.Namespace, rows[0], slotRow{l.Slot, next})
 			if err = serr; err != nil || done {
 				break
 			}
-			missed = &rows[0].Row
+			missed = &rows[0].SlotRow
 		}
 	}
 	if err == nil {
@@ -186,7 +186,7 @@ func (s *Store) readSlots(ctx context.Context, query string, args ...any) (ns sl
 		}
 		found = true
 		if slot.Valid {
-			slots = append(slots, slotRow{int(slot.Int64), slotrow.Row{
+			slots = append(slots, slotRow{int(slot.Int64), storekit.SlotRow{
 				Owner: owner.String, Incarnation: incarnation.String, LastOwner: lastOwner.String, Fence: fence.Int64,
 				ExpiresMs: expires.Int64, FloorMs: floor.Int64, CeilingMs: ceil.Int64, NextFloorMs: nextFlr.Int64,
 			}})

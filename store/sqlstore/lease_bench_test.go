@@ -15,6 +15,7 @@ import (
 
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // BenchmarkLease measures Store.Acquire, followed by Release so that the slot is free
@@ -213,7 +214,7 @@ func (bl *bareLeases) acquireRelease(b *testing.B, ctx context.Context, ns strin
 	var taken, released int64
 	if err == nil {
 		expires := r.nowMs + time.Minute.Milliseconds()
-		taken, err = r.set(ctx, bl.take, ns, "bench", store.NewIncarnation(), r.fence+1, expires, r.nextFloorMs, expires+r.toleranceMs, r.nextFloorMs)
+		taken, err = r.set(ctx, bl.take, ns, "bench", storekit.NewIncarnation(), r.fence+1, expires, r.nextFloorMs, expires+r.toleranceMs, r.nextFloorMs)
 	}
 	if err == nil {
 		err = r.scan(bl.slot.QueryRowContext(ctx, ns, r.slot))

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Pinger = (*Store)(nil)
@@ -15,7 +15,7 @@ var _ store.Pinger = (*Store)(nil)
 // with initSchema), so that a database that lost them, or a login that can no longer
 // read them, fails.
 func (s *Store) Ping(ctx context.Context) error {
-	_, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (struct{}, error) {
+	_, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (struct{}, error) {
 		if err := s.db.PingContext(ctx); err != nil {
 			return struct{}{}, err
 		}

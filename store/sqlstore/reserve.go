@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // maxTxAttempts bounds the transactions of one FetchTransaction reservation: a
@@ -19,7 +19,7 @@ const maxTxAttempts = 10
 // with FetchTransaction, and when initialOffset+size would pass math.MaxInt64 (then
 // only an existing key can serve it, which a short transaction finds out).
 func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
-	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+	if err := storekit.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
 	}
 	ctx, cancel, err := s.begin(ctx)
@@ -28,7 +28,7 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	}
 	defer cancel()
 	var next int64
-	if s.plan == FetchStatement && store.Fits(initialOffset, size) {
+	if s.plan == FetchStatement && storekit.Fits(initialOffset, size) {
 		next, err = s.reserveStatement(ctx, key, size, initialOffset+size)
 	} else {
 		next, err = s.reserveTx(ctx, key, size, initialOffset)
@@ -61,8 +61,8 @@ func refusal(found, sealed bool, cur, size int64) error {
 	switch {
 	case sealed:
 		return store.ErrSealed
-	case found && !store.Fits(cur, size):
-		return store.ExhaustedAfter(cur, size)
+	case found && !storekit.Fits(cur, size):
+		return storekit.ExhaustedAfter(cur, size)
 	default:
 		return ErrLostValue
 	}
@@ -100,11 +100,11 @@ func (s *Store) reserveInTx(ctx context.Context, key string, size, initialOffset
 			return 0, ErrLostValue
 		case advanced:
 			return cur, nil
-		case sealed || (found && !store.Fits(cur, size)):
+		case sealed || (found && !storekit.Fits(cur, size)):
 			return 0, refusal(found, sealed, cur, size)
 		case found:
 			return 0, errAppeared
-		case !store.Fits(initialOffset, size):
+		case !storekit.Fits(initialOffset, size):
 			return 0, fmt.Errorf("%w: a new key starting at %d has no room for %d", store.ErrExhausted, initialOffset, size)
 		}
 		next := initialOffset + size
@@ -136,7 +136,7 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	if s.closed.Load() {
 		return ctx, nil, ErrClosed
 	}
-	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
+	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	if s.writer == nil {
 		return ctx, cancel, nil
 	}
@@ -157,7 +157,7 @@ func (s *Store) fail(ctx context.Context, op, key string, err error) error {
 // failed wraps err with what failed. When ctx ended, the error also wraps ctx.Err(),
 // whatever the driver made of the cancellation.
 func failed(ctx context.Context, what string, err error) error {
-	return fmt.Errorf("%s: %w", what, calltimeout.Err(ctx, err))
+	return fmt.Errorf("%s: %w", what, storekit.CallErr(ctx, err))
 }
 
 // Timeout implements store.Timeouter: every call of the store ends within it.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/store"
+
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 func (k *leaseKit) arguments(t *testing.T) {
@@ -98,7 +100,7 @@ func (k *leaseKit) arguments(t *testing.T) {
 	t.Run("UnknownLeaseLost", func(t *testing.T) {
 		l := mustAcquire(t, st, ok)
 		forged := l
-		forged.Incarnation = store.NewIncarnation()
+		forged.Incarnation = storekit.NewIncarnation()
 		checkLost(t, st, forged, "a lease with an incarnation the store never gave")
 		elsewhere := l
 		elsewhere.Namespace = k.namespace(t, "never-used")

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/store"
+
 	"github.com/cosid-go/cosid/store/memstore"
+	"github.com/cosid-go/cosid/store/storekit"
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
@@ -52,7 +54,7 @@ func (s *flawedLeases) Acquire(ctx context.Context, req store.LeaseRequest) (sto
 	}
 	if errors.Is(err, store.ErrNoFreeSlot) && (s.flaw == "double-lease" || s.flaw == "last-slot-twice" && s.extra(req.Namespace)) {
 		now := time.Now()
-		return store.Lease{Namespace: req.Namespace, OwnerKey: req.OwnerKey, Incarnation: store.NewIncarnation(), Fence: 1,
+		return store.Lease{Namespace: req.Namespace, OwnerKey: req.OwnerKey, Incarnation: storekit.NewIncarnation(), Fence: 1,
 			ExpiresAt: now.Add(req.TTL), StoreNow: now, Ceiling: now.Add(req.TTL + req.Tolerance).UnixMilli()}, nil
 	}
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cosid-go/cosid/store"
+
+	"github.com/cosid-go/cosid/store/storekit"
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
@@ -23,7 +25,7 @@ type flawedStore struct {
 
 func (s *flawedStore) Reserve(ctx context.Context, key string, size, offset int64) (store.Range, error) {
 	if s.flaw != "no-validation" {
-		if err := store.CheckReserve(key, size, offset); err != nil {
+		if err := storekit.CheckReserve(key, size, offset); err != nil {
 			return store.Range{}, err
 		}
 	}
@@ -39,7 +41,7 @@ func (s *flawedStore) Reserve(ctx context.Context, key string, size, offset int6
 	if !ok && s.flaw != "ignores-offset" {
 		next = offset
 	}
-	if !store.Fits(next, size) && s.flaw != "wraps-around" {
+	if !storekit.Fits(next, size) && s.flaw != "wraps-around" {
 		return store.Range{}, fmt.Errorf("%q: %w", key, store.ErrExhausted)
 	}
 	step := size

@@ -12,9 +12,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Admin = (*Store)(nil)
@@ -33,10 +32,10 @@ const keyReaders = 64
 // stat and limit reads a page. The ensemble's jute.maxbuffer and the client's
 // zk.WithMaxBufferSize, when set, bound how many names one listing can answer.
 func (s *Store) Keys(ctx context.Context, prefix, after string, limit int) ([]store.KeyInfo, error) {
-	if err := store.CheckKeys(prefix, after, limit); err != nil {
+	if err := storekit.CheckKeys(prefix, after, limit); err != nil {
 		return nil, fmt.Errorf("%s: keys: %w", s.name, err)
 	}
-	keys, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
+	keys, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) ([]store.KeyInfo, error) {
 		return s.listKeys(ctx, prefix, after, limit)
 	})
 	if err != nil {
@@ -193,7 +192,7 @@ func unescape(name string) (key string, ok bool) {
 // forgetting what this store knew of the key, so that Before is the value on the
 // ensemble and not one that another process has since moved.
 func (s *Store) RaiseTo(ctx context.Context, key string, next int64) (store.Raised, error) {
-	if err := store.CheckRaise(key, next); err != nil {
+	if err := storekit.CheckRaise(key, next); err != nil {
 		return store.Raised{}, fmt.Errorf("%s: raise: %w", s.name, err)
 	}
 	ctx, cancel, err := s.begin(ctx)
@@ -259,21 +258,21 @@ func (s *Store) inTurn(ctx context.Context, key string, f func(*keyState) error)
 // Slots implements store.Admin with the reads of Acquire: the store clock, the
 // namespace's settings and its slot znodes.
 func (s *Store) Slots(ctx context.Context, namespace string) (store.NamespaceInfo, error) {
-	if err := store.CheckNamespace(namespace); err != nil {
+	if err := storekit.CheckNamespace(namespace); err != nil {
 		return store.NamespaceInfo{}, fmt.Errorf("%s: slots: %w", s.name, err)
 	}
 	nowMs, ns, err := s.readForAdmin(ctx, namespace)
 	if err != nil {
 		return store.NamespaceInfo{}, s.failed(fmt.Sprintf("slots of namespace %q", namespace), err)
 	}
-	info := slotrow.NamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, nowMs)
-	info.Slots = slotrow.Listed(ns.rows, rowAt.slotRow)
+	info := storekit.NewNamespaceInfo(namespace, ns.meta.Limit, ns.meta.ToleranceMs, nowMs)
+	info.Slots = storekit.ListedSlots(ns.rows, rowAt.slotRow)
 	return info, nil
 }
 
 // LeaseOf implements store.Admin with the reads of Slots.
 func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.Lease, error) {
-	if err := store.CheckLeaseOf(namespace, ownerKey); err != nil {
+	if err := storekit.CheckLeaseOf(namespace, ownerKey); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: lease of: %w", s.name, err)
 	}
 	what := fmt.Sprintf("lease of %q in namespace %q", ownerKey, namespace)
@@ -281,7 +280,7 @@ func (s *Store) LeaseOf(ctx context.Context, namespace, ownerKey string) (store.
 	if err != nil {
 		return store.Lease{}, s.failed(what, err)
 	}
-	found, ok := slotrow.OwnedBy(ns.rows, rowAt.slotRow, ownerKey)
+	found, ok := storekit.OwnedSlot(ns.rows, rowAt.slotRow, ownerKey)
 	if !ok {
 		return store.Lease{}, s.failed(what, store.ErrNotFound)
 	}
@@ -312,10 +311,10 @@ func (s *Store) readForAdmin(ctx context.Context, namespace string) (int64, nsRe
 // the slot's first Acquire turns into fence 1; when another call changed either in
 // between, it reads again.
 func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
-	if err := store.CheckFloorRequest(req); err != nil {
+	if err := storekit.CheckFloorRequest(req); err != nil {
 		return store.SlotInfo{}, fmt.Errorf("%s: raise floor: %w", s.name, err)
 	}
-	info, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
+	info, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.SlotInfo, error) {
 		return s.raiseFloor(ctx, req)
 	})
 	if err != nil {
@@ -327,7 +326,7 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.SlotInfo, error) {
 	path := s.nsPath(req.Namespace)
 	rowPath := path + "/" + strconv.Itoa(req.Slot)
-	toleranceMs := slotrow.MillisUp(req.Tolerance)
+	toleranceMs := storekit.MillisUp(req.Tolerance)
 	for {
 		data, _, err := s.get(ctx, path)
 		switch {
@@ -347,12 +346,12 @@ func (s *Store) raiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 		case err != nil:
 			return store.SlotInfo{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 		case req.Limit != 0 && (m.Limit != req.Limit || m.ToleranceMs != toleranceMs):
-			return store.SlotInfo{}, slotrow.Conflict(m.Limit, m.ToleranceMs, req.Limit, req.Tolerance)
+			return store.SlotInfo{}, storekit.NamespaceConflict(m.Limit, m.ToleranceMs, req.Limit, req.Tolerance)
 		case req.Slot >= m.Limit:
 			return store.SlotInfo{}, fmt.Errorf("%w: slot %d of a namespace whose limit is %d", store.ErrInvalidArgument, req.Slot, m.Limit)
 		}
 		data, stat, err := s.get(ctx, rowPath)
-		var r slotrow.Row
+		var r storekit.SlotRow
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
 			stat = nil

@@ -12,7 +12,7 @@
 //	{root}/ranges/{key}            a range key: {"next":N} or {"next":N,"sealed":true}
 //	{root}/slots/{namespace}       a namespace: its limit and tolerance (JSON)
 //	{root}/slots/{namespace}/{n}   slot n's row (JSON): owner, incarnation, fence,
-//	                               expiry, floor, ceiling, by the rules of slotrow
+//	                               expiry, floor, ceiling, by the rules of storekit.SlotRow
 //	{root}/clock                   written (empty) to read the store clock
 //
 // Keys and namespaces are escaped into one path element each: letters, digits, '-'

@@ -10,9 +10,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // Bounds of an Acquire: the free slots one read of a namespace offers it, and the
@@ -27,12 +26,12 @@ func (s *Store) nsPath(namespace string) string { return s.root + "/slots/" + es
 // rowAt is a slot's row as read, at its znode version; absent rows have never been
 // taken.
 type rowAt struct {
-	slotrow.Row
+	storekit.SlotRow
 	exists  bool
 	version int32
 }
 
-func (r rowAt) slotRow() slotrow.Row { return r.Row }
+func (r rowAt) slotRow() storekit.SlotRow { return r.SlotRow }
 
 // nsRead is a read of a namespace: its settings, and the rows of its slots.
 type nsRead struct {
@@ -49,7 +48,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.name, err)
 	}
-	l, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
+	l, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (store.Lease, error) {
 		return s.acquire(ctx, req)
 	})
 	if err != nil {
@@ -60,7 +59,7 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 
 func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
 	path := s.nsPath(req.Namespace)
-	toleranceMs, ttlMs := slotrow.MillisUp(req.Tolerance), slotrow.MillisUp(req.TTL)
+	toleranceMs, ttlMs := storekit.MillisUp(req.Tolerance), storekit.MillisUp(req.TTL)
 	created := false
 	for {
 		nowMs, ns, err := s.readNamespace(ctx, path)
@@ -77,10 +76,10 @@ func (s *Store) acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 			created = true
 			continue
 		case ns.meta.Limit != req.Limit || ns.meta.ToleranceMs != toleranceMs:
-			return store.Lease{}, slotrow.Conflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
+			return store.Lease{}, storekit.NamespaceConflict(ns.meta.Limit, ns.meta.ToleranceMs, req.Limit, req.Tolerance)
 		}
-		rows := slotrow.Rows(ns.rows, rowAt.slotRow)
-		free := slotrow.Candidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
+		rows := storekit.SlotRows(ns.rows, rowAt.slotRow)
+		free := storekit.SlotCandidates(rows, ns.meta.Limit, req.OwnerKey, req.Preferred, nowMs, maxCandidates)
 		if len(free) == 0 {
 			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.meta.Limit, store.ErrNoFreeSlot)
 		}
@@ -168,7 +167,7 @@ func (s *Store) readRows(ctx context.Context, path string, children []string, li
 		wg.Go(func() {
 			defer func() { <-sem }()
 			data, stat, err := s.get(ctx, path+"/"+name)
-			var r slotrow.Row
+			var r storekit.SlotRow
 			if err == nil {
 				if r, err = parseRow(data); err != nil {
 					err = fmt.Errorf("%w: %s/%s: %w", ErrCorrupt, path, name, err)
@@ -192,17 +191,17 @@ func (s *Store) readRows(ctx context.Context, path string, children []string, li
 // settings and the lease's row, and writes the renewed row with a versioned Set; when
 // another call changed the row in between, it reads again.
 func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	return slotrow.Renew(ctx, s.name, s.change, l, ttl)
+	return storekit.RenewLease(ctx, s.name, s.change, l, ttl)
 }
 
 // Release implements store.SlotLeaseStore: it reads the lease's row and frees it
 // with a versioned Set. It does not read the store clock: a release changes no time.
 func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	return slotrow.Release(ctx, s.name, s.change, l, lastUsedMs)
+	return storekit.ReleaseLease(ctx, s.name, s.change, l, lastUsedMs)
 }
 
-// change is the store's slotrow.Change: a versioned Set of the row's znode.
-func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r slotrow.Row) (slotrow.Row, error)) error {
+// change is the store's storekit.SlotChange: a versioned Set of the row's znode.
+func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r storekit.SlotRow) (storekit.SlotRow, error)) error {
 	ctx, cancel, err := s.begin(ctx)
 	defer cancel()
 	path := s.nsPath(l.Namespace)
@@ -224,7 +223,7 @@ func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool
 		data, stat, err = s.get(ctx, rowPath)
 		wg.Wait()
 		var m meta
-		var r slotrow.Row
+		var r storekit.SlotRow
 		switch {
 		case errors.Is(err, zk.ErrNoNode), errors.Is(metaErr, zk.ErrNoNode):
 			err = fmt.Errorf("the slot was never leased: %w", store.ErrLeaseLost)
@@ -250,7 +249,7 @@ func (s *Store) change(ctx context.Context, op string, l store.Lease, clock bool
 			err = fmt.Errorf("the slot was released or acquired again: %w", store.ErrLeaseLost)
 			continue
 		}
-		var next slotrow.Row
+		var next storekit.SlotRow
 		if next, err = f(nowMs, m.ToleranceMs, r); err != nil {
 			continue
 		}

@@ -3,8 +3,8 @@ package zkstore
 import (
 	"context"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 var _ store.Pinger = (*Store)(nil)
@@ -13,7 +13,7 @@ var _ store.Pinger = (*Store)(nil)
 // with the ensemble, as every reservation does. A root that does not exist yet is no
 // failure: the first reservation creates it.
 func (s *Store) Ping(ctx context.Context) error {
-	_, err := calltimeout.Do(ctx, s.begin, func(ctx context.Context) (bool, error) {
+	_, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (bool, error) {
 		return call(ctx, func() (bool, error) {
 			ok, _, err := s.conn.Exists(s.root)
 			return ok, err

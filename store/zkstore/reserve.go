@@ -8,8 +8,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // Bounds of the compare-and-swaps of one reservation or seal. Only a key that other
@@ -21,7 +21,7 @@ const (
 )
 
 // keyState is what this store knows of a range key: its value at a znode version,
-// from its last write or read, kept in the key's turn (package keyturn).
+// from its last write or read, kept in the key's turn (storekit.KeyTurns).
 type keyState struct {
 	known   bool // the fields below are the znode as last read or written
 	exists  bool
@@ -40,13 +40,13 @@ func (s *Store) rangePath(key string) string { return s.root + "/ranges/" + esca
 // backing off from the second miss on, up to maxAttempts writes within the store's
 // timeout.
 func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
-	if err := store.CheckReserve(key, size, initialOffset); err != nil {
+	if err := storekit.CheckReserve(key, size, initialOffset); err != nil {
 		return store.Range{}, fmt.Errorf("%s: reserve: %w", s.name, err)
 	}
 	var r store.Range
 	err := s.update(ctx, key, func(k *keyState) (*value, error) {
 		var err error
-		if r, err = store.NextRange(k.exists, k.sealed, k.next, size, initialOffset); err != nil {
+		if r, err = storekit.NextRange(k.exists, k.sealed, k.next, size, initialOffset); err != nil {
 			return nil, err
 		}
 		return &value{Next: r.End}, nil
@@ -132,7 +132,7 @@ func (s *Store) update(ctx context.Context, key string, change func(*keyState) (
 			return fmt.Errorf("%w: %d compare-and-swaps missed", ErrContention, attempt)
 		}
 		if misses > 1 {
-			if err := keyturn.Backoff(ctx, misses-1, backoffBase, backoffMax); err != nil {
+			if err := storekit.Backoff(ctx, misses-1, backoffBase, backoffMax); err != nil {
 				return err
 			}
 		}

@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
-	"github.com/cosid-go/cosid/internal/strictjson"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // escape returns name as one element of a ZooKeeper path: letters, digits, '-' and
@@ -64,7 +63,7 @@ func encode(v any) []byte {
 // JSON object without unknown fields, whose values pass valid.
 func parse[T any](b []byte, what string, valid func(T) bool) (T, error) {
 	var v T
-	if err := strictjson.Decode(b, &v); err != nil {
+	if err := storekit.DecodeStrict(b, &v); err != nil {
 		return v, fmt.Errorf("%s %.60q: %w", what, b, err)
 	}
 	if !valid(v) {
@@ -75,7 +74,7 @@ func parse[T any](b []byte, what string, valid func(T) bool) (T, error) {
 }
 
 // rowJSON is the data of a slot znode: the slot's state by the shared rules of
-// slotrow.
+// storekit.SlotRow.
 type rowJSON struct {
 	Owner       string `json:"owner,omitempty"`
 	Incarnation string `json:"incarnation,omitempty"`
@@ -87,20 +86,20 @@ type rowJSON struct {
 	NextFloorMs int64  `json:"nextFloorMs"`
 }
 
-func encodeRow(r slotrow.Row) []byte { return encode(rowJSON(r)) }
+func encodeRow(r storekit.SlotRow) []byte { return encode(rowJSON(r)) }
 
 // parseRow reads a slot znode's data, refusing fields the store does not write and
 // states that no sequence of acquisitions, renewals and releases leaves.
-func parseRow(b []byte) (slotrow.Row, error) {
+func parseRow(b []byte) (storekit.SlotRow, error) {
 	var j rowJSON
-	if err := strictjson.Decode(b, &j); err != nil {
-		return slotrow.Row{}, fmt.Errorf("slot row %.60q: %w", b, err)
+	if err := storekit.DecodeStrict(b, &j); err != nil {
+		return storekit.SlotRow{}, fmt.Errorf("slot row %.60q: %w", b, err)
 	}
 	switch {
 	case j.Fence < 1 && (j.Fence != 0 || j.NextFloorMs < 1 || j != rowJSON{NextFloorMs: j.NextFloorMs}):
-		return slotrow.Row{}, fmt.Errorf("slot row %.60q: fence %d, want ≥ 1, or 0 in a row of a raised floor only", b, j.Fence)
+		return storekit.SlotRow{}, fmt.Errorf("slot row %.60q: fence %d, want ≥ 1, or 0 in a row of a raised floor only", b, j.Fence)
 	case (j.Owner == "") != (j.Incarnation == ""):
-		return slotrow.Row{}, fmt.Errorf("slot row %.60q: an owner without an incarnation, or the reverse", b)
+		return storekit.SlotRow{}, fmt.Errorf("slot row %.60q: an owner without an incarnation, or the reverse", b)
 	}
-	return slotrow.Row(j), nil
+	return storekit.SlotRow(j), nil
 }

@@ -11,9 +11,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
-	"github.com/cosid-go/cosid/internal/keyturn"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // DefaultRoot is the znode under which a store made without WithRoot keeps its nodes.
@@ -44,8 +43,8 @@ type Store struct {
 	offset  *ClockOffset // tests only: moves the store clock
 	name    string       // "zkstore(/cosid)", for errors
 
-	keys keyturn.Turns[keyState] // the ranges reserved through this store, by key
-	list atomic.Pointer[listing] // the last listing of the range znodes (admin.go)
+	keys storekit.KeyTurns[keyState] // the ranges reserved through this store, by key
+	list atomic.Pointer[listing]     // the last listing of the range znodes (admin.go)
 
 	closed atomic.Bool
 }
@@ -161,7 +160,7 @@ func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc,
 	if s.closed.Load() {
 		return ctx, func() {}, ErrClosed
 	}
-	ctx, cancel := calltimeout.Bound(ctx, s.timeout)
+	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	return ctx, cancel, nil
 }
 

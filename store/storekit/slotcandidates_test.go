@@ -1,20 +1,20 @@
-package slotrow_test
+package storekit_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-// TestCandidates_L5_OrderAndFreedom checks the order in which an acquirer tries
+// TestSlotCandidates_L5_OrderAndFreedom checks the order in which an acquirer tries
 // slots: the owner's earlier ones (L5), the preferred one, then the lowest; and that
 // only slots free at the given time, or never taken, are offered.
-func TestCandidates_L5_OrderAndFreedom(t *testing.T) {
-	held := slotrow.Row{Owner: "b", Incarnation: "i", LastOwner: "b", Fence: 1, ExpiresMs: 100}
-	expired := slotrow.Row{Owner: "c", Incarnation: "i", LastOwner: "c", Fence: 1, ExpiresMs: 50}
-	released := slotrow.Row{LastOwner: "a", Fence: 2}
-	rows := map[int]slotrow.Row{0: held, 1: expired, 5: released, 6: {LastOwner: "a", Fence: 1}}
+func TestSlotCandidates_L5_OrderAndFreedom(t *testing.T) {
+	held := storekit.SlotRow{Owner: "b", Incarnation: "i", LastOwner: "b", Fence: 1, ExpiresMs: 100}
+	expired := storekit.SlotRow{Owner: "c", Incarnation: "i", LastOwner: "c", Fence: 1, ExpiresMs: 50}
+	released := storekit.SlotRow{LastOwner: "a", Fence: 2}
+	rows := map[int]storekit.SlotRow{0: held, 1: expired, 5: released, 6: {LastOwner: "a", Fence: 1}}
 	tests := []struct {
 		name      string
 		owner     string
@@ -33,18 +33,18 @@ func TestCandidates_L5_OrderAndFreedom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := slotrow.Candidates(rows, 8, tt.owner, tt.preferred, tt.nowMs, tt.n); !slices.Equal(got, tt.want) {
+			if got := storekit.SlotCandidates(rows, 8, tt.owner, tt.preferred, tt.nowMs, tt.n); !slices.Equal(got, tt.want) {
 				t.Errorf("Candidates = %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
 
-// TestCandidatesWhere_BackendJudgesFreedom checks the order of Candidates when the
+// TestSlotCandidatesWhere_BackendJudgesFreedom checks the order of Candidates when the
 // store's backend, not the rows' expiry, says which slots are free: a row that
 // expired long ago but is held is skipped, one unexpired but not held is offered.
-func TestCandidatesWhere_BackendJudgesFreedom(t *testing.T) {
-	rows := map[int]slotrow.Row{
+func TestSlotCandidatesWhere_BackendJudgesFreedom(t *testing.T) {
+	rows := map[int]storekit.SlotRow{
 		0: {Owner: "b", Incarnation: "i", LastOwner: "b", Fence: 1, ExpiresMs: 1},    // expired, held
 		4: {Owner: "a", Incarnation: "i", LastOwner: "a", Fence: 1, ExpiresMs: 1e12}, // unexpired, not held
 		6: {LastOwner: "a", Fence: 3},
@@ -65,16 +65,16 @@ func TestCandidatesWhere_BackendJudgesFreedom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := slotrow.CandidatesWhere(rows, 8, tt.owner, tt.preferred, tt.n, free); !slices.Equal(got, tt.want) {
+			if got := storekit.SlotCandidatesWhere(rows, 8, tt.owner, tt.preferred, tt.n, free); !slices.Equal(got, tt.want) {
 				t.Errorf("CandidatesWhere = %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestRows_ReadsEachSlot(t *testing.T) {
-	in := map[int]stored{2: {slotrow.Row{Fence: 2}, 9}, 5: {slotrow.Row{Fence: 5}, 1}}
-	got := slotrow.Rows(in, rowOf)
+func TestSlotRows_ReadsEachSlot(t *testing.T) {
+	in := map[int]stored{2: {storekit.SlotRow{Fence: 2}, 9}, 5: {storekit.SlotRow{Fence: 5}, 1}}
+	got := storekit.SlotRows(in, rowOf)
 	if len(got) != 2 || got[2].Fence != 2 || got[5].Fence != 5 {
 		t.Errorf("Rows = %+v, want the rows of slots 2 and 5", got)
 	}

@@ -1,8 +1,4 @@
-// Package slotrow holds the rules by which acquisitions, renewals and releases change
-// the row of a slot (seed 003's cosid_slot), so that every store of slot leases hands
-// out the same fences, floors and ceilings (store.SlotLeaseStore, L2 and L3). Times
-// are whole milliseconds of the store clock.
-package slotrow
+package storekit
 
 import (
 	"fmt"
@@ -11,8 +7,13 @@ import (
 	"github.com/cosid-go/cosid/store"
 )
 
-// Row is the state of one slot: the lease on it, or what is left of the last.
-type Row struct {
+// SlotRow is the state of one slot: the lease on it, or what is left of the last.
+// Its methods are the rules by which acquisitions, renewals and releases change the
+// row, so that every store of slot leases hands out the same fences (L2), floors
+// and ceilings (L3): a store reads the row, asks the method for the next one, and
+// writes that with a compare-and-swap on the row as read (or under a lock). Times are
+// whole milliseconds of the store clock (L6).
+type SlotRow struct {
 	Owner       string // "" once released
 	Incarnation string // "" once released
 	LastOwner   string // the most recent owner, kept after release and expiry (L5)
@@ -24,12 +25,12 @@ type Row struct {
 }
 
 // Free reports whether the slot has no owner, or its lease expired by nowMs.
-func (r Row) Free(nowMs int64) bool { return r.Owner == "" || r.ExpiresMs <= nowMs }
+func (r SlotRow) Free(nowMs int64) bool { return r.Owner == "" || r.ExpiresMs <= nowMs }
 
 // NextFloor is the Floor of the slot's next owner (L3): above the last timestamp the
 // earlier owner reported when it released the slot, or above its Ceiling when it let
 // the lease expire.
-func (r Row) NextFloor() int64 {
+func (r SlotRow) NextFloor() int64 {
 	if r.Owner == "" {
 		return r.NextFloorMs
 	}
@@ -39,11 +40,11 @@ func (r Row) NextFloor() int64 {
 // Take returns the row of a free slot leased to owner at nowMs for ttlMs: a new
 // incarnation, the next fence (L2), the floor NextFloor, and a ceiling toleranceMs
 // past the expiry.
-func (r Row) Take(owner string, nowMs, ttlMs, toleranceMs int64) Row {
+func (r SlotRow) Take(owner string, nowMs, ttlMs, toleranceMs int64) SlotRow {
 	floor, expires := r.NextFloor(), nowMs+ttlMs
-	return Row{
+	return SlotRow{
 		Owner:       owner,
-		Incarnation: store.NewIncarnation(),
+		Incarnation: NewIncarnation(),
 		LastOwner:   owner,
 		Fence:       r.Fence + 1,
 		ExpiresMs:   expires,
@@ -55,7 +56,7 @@ func (r Row) Take(owner string, nowMs, ttlMs, toleranceMs int64) Row {
 
 // Renew returns the row with its lease extended to expire ttlMs after nowMs. The
 // ceiling moves up with the expiry, and never down, even when the clock stepped back.
-func (r Row) Renew(nowMs, ttlMs, toleranceMs int64) Row {
+func (r SlotRow) Renew(nowMs, ttlMs, toleranceMs int64) SlotRow {
 	r.ExpiresMs = nowMs + ttlMs
 	r.CeilingMs = max(r.CeilingMs, r.ExpiresMs+toleranceMs)
 	return r
@@ -64,7 +65,7 @@ func (r Row) Renew(nowMs, ttlMs, toleranceMs int64) Row {
 // Release returns the row freed by an owner whose last stamp was lastUsedMs, so that
 // the next owner starts above it. A lastUsedMs above the ceiling breaks the contract:
 // the error wraps store.ErrInvalidArgument.
-func (r Row) Release(lastUsedMs int64) (Row, error) {
+func (r SlotRow) Release(lastUsedMs int64) (SlotRow, error) {
 	if lastUsedMs > r.CeilingMs {
 		return r, fmt.Errorf("%w: lastUsedMs %d lies above the lease's ceiling %d", store.ErrInvalidArgument, lastUsedMs, r.CeilingMs)
 	}
@@ -77,18 +78,18 @@ func (r Row) Release(lastUsedMs int64) (Row, error) {
 // lease's owner (an operator's release, a lease found by its owner key): the owner
 // may still be stamping up to its Ceiling, so the Ceiling is recorded as its last
 // stamp, and the next owner starts above it (L3), never at "now".
-func (r Row) ReleaseUnproven() Row {
+func (r SlotRow) ReleaseUnproven() SlotRow {
 	released, _ := r.Release(r.CeilingMs) // the Ceiling is never above itself
 	return released
 }
 
 // Holds reports whether the row is still l's: no acquisition or release came since.
-func (r Row) Holds(l store.Lease) bool {
+func (r SlotRow) Holds(l store.Lease) bool {
 	return r.Owner == l.OwnerKey && r.Incarnation == l.Incarnation && r.Fence == l.Fence
 }
 
 // Lease returns the row as the lease on slot of namespace, answered at nowMs.
-func (r Row) Lease(namespace string, slot int, nowMs int64) store.Lease {
+func (r SlotRow) Lease(namespace string, slot int, nowMs int64) store.Lease {
 	return store.Lease{
 		Namespace:   namespace,
 		OwnerKey:    r.Owner,
@@ -113,17 +114,17 @@ func MillisUp(d time.Duration) int64 {
 }
 
 // Info is the row of slot as store.Admin's Slots lists it.
-func (r Row) Info(slot int) store.SlotInfo {
+func (r SlotRow) Info(slot int) store.SlotInfo {
 	return store.SlotInfo{
 		Slot: slot, OwnerKey: r.Owner, LastOwnerKey: r.LastOwner, Fence: r.Fence,
 		ExpiresAt: time.UnixMilli(r.ExpiresMs).UTC(), Floor: r.FloorMs, Ceiling: r.CeilingMs, NextFloor: r.NextFloor(),
 	}
 }
 
-// Conflict is the error of a namespace that has limit and toleranceMs, asked for
-// with wantLimit and wantTolerance (L4): it wraps store.ErrNamespaceConflict and
-// names both settings.
-func Conflict(limit int, toleranceMs int64, wantLimit int, wantTolerance time.Duration) error {
+// NamespaceConflict is the error of a namespace that has limit and toleranceMs,
+// asked for with wantLimit and wantTolerance (L4): it wraps
+// store.ErrNamespaceConflict and names both settings.
+func NamespaceConflict(limit int, toleranceMs int64, wantLimit int, wantTolerance time.Duration) error {
 	return fmt.Errorf("the namespace has limit %d and tolerance %v, asked for limit %d and tolerance %v: %w",
 		limit, time.Duration(toleranceMs)*time.Millisecond, wantLimit, wantTolerance, store.ErrNamespaceConflict)
 }

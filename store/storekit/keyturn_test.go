@@ -1,4 +1,4 @@
-package keyturn_test
+package storekit_test
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/keyturn"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-// TestTake_OneHolderPerKey: State is written without a lock by every goroutine that
+// TestKeyTurns_OneHolderPerKey: State is written without a lock by every goroutine that
 // holds the turn; a second holder at once is a data race under -race and a lost
 // increment without it.
-func TestTake_OneHolderPerKey(t *testing.T) {
-	var ts keyturn.Turns[int]
+func TestKeyTurns_OneHolderPerKey(t *testing.T) {
+	var ts storekit.KeyTurns[int]
 	const goroutines, rounds = 8, 200
 	var wg sync.WaitGroup
 	for range goroutines {
@@ -43,7 +43,7 @@ func TestTake_OneHolderPerKey(t *testing.T) {
 	}
 }
 
-func TestTake(t *testing.T) {
+func TestKeyTurnsTake_WaitsOnlyForAHeldKey(t *testing.T) {
 	tests := []struct {
 		name    string
 		held    string // a key whose turn is held while key is taken
@@ -56,7 +56,7 @@ func TestTake(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var ts keyturn.Turns[struct{}]
+			var ts storekit.KeyTurns[struct{}]
 			if tt.held != "" {
 				h, err := ts.Take(t.Context(), tt.held)
 				if err != nil {
@@ -80,9 +80,9 @@ func TestTake(t *testing.T) {
 	}
 }
 
-// TestTake_StateKept: what the holder of a key's turn writes is there for the next.
-func TestTake_StateKept(t *testing.T) {
-	var ts keyturn.Turns[string]
+// TestKeyTurns_StateKept: what the holder of a key's turn writes is there for the next.
+func TestKeyTurns_StateKept(t *testing.T) {
+	var ts storekit.KeyTurns[string]
 	for _, key := range []string{"a", "b"} {
 		turn, err := ts.Take(t.Context(), key)
 		if err != nil {
@@ -103,7 +103,7 @@ func TestTake_StateKept(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
+func TestBackoff_UpperHalfOfTheDoubledWait(t *testing.T) {
 	const base, limit = time.Millisecond, 20 * time.Millisecond
 	tests := []struct {
 		n        int
@@ -117,7 +117,7 @@ func TestBackoff(t *testing.T) {
 	for _, tt := range tests {
 		synctest.Test(t, func(t *testing.T) {
 			start := time.Now()
-			if err := keyturn.Backoff(t.Context(), tt.n, base, limit); err != nil {
+			if err := storekit.Backoff(t.Context(), tt.n, base, limit); err != nil {
 				t.Fatal(err)
 			}
 			if d := time.Since(start); d < tt.min || d > tt.max {
@@ -127,10 +127,10 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
-func TestBackoff_Canceled(t *testing.T) {
+func TestBackoff_EndsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := keyturn.Backoff(ctx, 1, time.Hour, time.Hour); !errors.Is(err, context.Canceled) {
+	if err := storekit.Backoff(ctx, 1, time.Hour, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Backoff with a canceled ctx = %v, want context.Canceled", err)
 	}
 }

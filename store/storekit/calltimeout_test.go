@@ -1,4 +1,4 @@
-package calltimeout_test
+package storekit_test
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/calltimeout"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-// TestBound_TheSoonerDeadline checks that a call ends at the sooner of its caller's
+// TestBoundCall_TheSoonerDeadline checks that a call ends at the sooner of its caller's
 // deadline and the timeout, and that a caller's sooner deadline is kept as it is.
-func TestBound_TheSoonerDeadline(t *testing.T) {
+func TestBoundCall_TheSoonerDeadline(t *testing.T) {
 	tests := []struct {
 		name     string
 		callerIn time.Duration // 0: no deadline
@@ -35,7 +35,7 @@ func TestBound_TheSoonerDeadline(t *testing.T) {
 					defer cancel()
 				}
 				start := time.Now()
-				got, cancel := calltimeout.Bound(ctx, tt.timeout)
+				got, cancel := storekit.BoundCall(ctx, tt.timeout)
 				defer cancel()
 				if (got == ctx) != tt.wantSame {
 					t.Errorf("Bound returned the caller's ctx: %v, want %v", got == ctx, tt.wantSame)
@@ -49,9 +49,9 @@ func TestBound_TheSoonerDeadline(t *testing.T) {
 	}
 }
 
-// TestErr_KeepsTheEndOfTheContext checks that an error of an ended call wraps the
+// TestCallErr_KeepsTheEndOfTheContext checks that an error of an ended call wraps the
 // context's error once, and that the error of a live call stays as it was.
-func TestErr_KeepsTheEndOfTheContext(t *testing.T) {
+func TestCallErr_KeepsTheEndOfTheContext(t *testing.T) {
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	clientErr := errors.New("rpc error: code = Canceled")
@@ -67,7 +67,7 @@ func TestErr_KeepsTheEndOfTheContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := calltimeout.Err(tt.ctx, tt.err)
+			err := storekit.CallErr(tt.ctx, tt.err)
 			if !errors.Is(err, tt.err) || err.Error() != tt.wantText {
 				t.Errorf("Err = %q, want %q wrapping %v", err, tt.wantText, tt.err)
 			}
@@ -78,10 +78,10 @@ func TestErr_KeepsTheEndOfTheContext(t *testing.T) {
 	}
 }
 
-// TestDo_BoundsTheCallAndNamesItsEnd checks Do with a store's Begin: a refused
+// TestDoCall_BoundsTheCallAndNamesItsEnd checks Do with a store's Begin: a refused
 // begin runs nothing, f runs within the timeout, and an error of a call that ran out
 // of it wraps context.DeadlineExceeded even when the client's own error did not.
-func TestDo_BoundsTheCallAndNamesItsEnd(t *testing.T) {
+func TestDoCall_BoundsTheCallAndNamesItsEnd(t *testing.T) {
 	errClosed := errors.New("store is closed")
 	errClient := errors.New("client: the server did not answer")
 	tests := []struct {
@@ -104,11 +104,11 @@ func TestDo_BoundsTheCallAndNamesItsEnd(t *testing.T) {
 					if tt.closed {
 						return ctx, func() {}, errClosed
 					}
-					ctx, cancel := calltimeout.Bound(ctx, time.Second)
+					ctx, cancel := storekit.BoundCall(ctx, time.Second)
 					return ctx, cancel, nil
 				}
 				ran := false
-				got, err := calltimeout.Do(t.Context(), begin, func(ctx context.Context) (int, error) {
+				got, err := storekit.DoCall(t.Context(), begin, func(ctx context.Context) (int, error) {
 					ran = true
 					if _, ok := ctx.Deadline(); !ok {
 						t.Error("f ran without a deadline")

@@ -1,24 +1,24 @@
-package slotrow_test
+package storekit_test
 
 import (
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // stored is a row as a store keeps it: beside what it needs to write it again.
 type stored struct {
-	slotrow.Row
+	storekit.SlotRow
 	version int
 }
 
-func rowOf(s stored) slotrow.Row { return s.Row }
+func rowOf(s stored) storekit.SlotRow { return s.SlotRow }
 
-func TestNamespaceInfo_SettingsAndClockInMilliseconds(t *testing.T) {
-	got := slotrow.NamespaceInfo("app", 1024, 1500, 1_700_000_000_123)
+func TestNewNamespaceInfo_SettingsAndClockInMilliseconds(t *testing.T) {
+	got := storekit.NewNamespaceInfo("app", 1024, 1500, 1_700_000_000_123)
 	want := store.NamespaceInfo{Namespace: "app", Limit: 1024, Tolerance: 1500 * time.Millisecond, StoreNow: time.UnixMilli(1_700_000_000_123).UTC()}
 	if got.Namespace != want.Namespace || got.Limit != want.Limit || got.Tolerance != want.Tolerance ||
 		!got.StoreNow.Equal(want.StoreNow) || got.StoreNow.Location() != time.UTC || got.Slots != nil {
@@ -26,12 +26,12 @@ func TestNamespaceInfo_SettingsAndClockInMilliseconds(t *testing.T) {
 	}
 }
 
-// TestListed_SlotOrderLeasedOrRaised checks the slots Admin.Slots lists: in slot
+// TestListedSlots_SlotOrderLeasedOrRaised checks the slots Admin.Slots lists: in slot
 // order whatever the map's, those ever leased or with a raised floor, and no other.
-func TestListed_SlotOrderLeasedOrRaised(t *testing.T) {
-	held := stored{slotrow.Row{Owner: "a", Incarnation: "i", LastOwner: "a", Fence: 3, ExpiresMs: 100, CeilingMs: 110}, 7}
-	released := stored{slotrow.Row{LastOwner: "b", Fence: 1, NextFloorMs: 50}, 2}
-	raised := stored{slotrow.Row{NextFloorMs: 900}, 1}
+func TestListedSlots_SlotOrderLeasedOrRaised(t *testing.T) {
+	held := stored{storekit.SlotRow{Owner: "a", Incarnation: "i", LastOwner: "a", Fence: 3, ExpiresMs: 100, CeilingMs: 110}, 7}
+	released := stored{storekit.SlotRow{LastOwner: "b", Fence: 1, NextFloorMs: 50}, 2}
+	raised := stored{storekit.SlotRow{NextFloorMs: 900}, 1}
 	tests := []struct {
 		name string
 		rows map[int]stored
@@ -43,7 +43,7 @@ func TestListed_SlotOrderLeasedOrRaised(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := slotrow.Listed(tt.rows, rowOf)
+			got := storekit.ListedSlots(tt.rows, rowOf)
 			var slots []int
 			for _, info := range got {
 				slots = append(slots, info.Slot)
@@ -58,18 +58,18 @@ func TestListed_SlotOrderLeasedOrRaised(t *testing.T) {
 	}
 }
 
-// TestOwnedBy_LowestSlotOfTheOwner checks the slot Admin.LeaseOf answers with: of
+// TestOwnedSlot_LowestSlotOfTheOwner checks the slot Admin.LeaseOf answers with: of
 // the rows that name the owner, expired or not, the lowest; none when no row does,
 // even one that the owner had last.
-func TestOwnedBy_LowestSlotOfTheOwner(t *testing.T) {
+func TestOwnedSlot_LowestSlotOfTheOwner(t *testing.T) {
 	of := func(owner string, expiresMs int64) stored {
-		return stored{slotrow.Row{Owner: owner, Incarnation: "i", LastOwner: owner, Fence: 1, ExpiresMs: expiresMs}, 0}
+		return stored{storekit.SlotRow{Owner: owner, Incarnation: "i", LastOwner: owner, Fence: 1, ExpiresMs: expiresMs}, 0}
 	}
 	rows := map[int]stored{
 		7: of("a", 100),
 		3: of("a", 5), // expired, still a's
 		1: of("b", 100),
-		0: {slotrow.Row{LastOwner: "c", Fence: 2}, 0},
+		0: {storekit.SlotRow{LastOwner: "c", Fence: 2}, 0},
 	}
 	tests := []struct {
 		owner  string
@@ -83,7 +83,7 @@ func TestOwnedBy_LowestSlotOfTheOwner(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.owner, func(t *testing.T) {
-			slot, ok := slotrow.OwnedBy(rows, rowOf, tt.owner)
+			slot, ok := storekit.OwnedSlot(rows, rowOf, tt.owner)
 			if slot != tt.want || ok != tt.wantOK {
 				t.Errorf("OwnedBy(%q) = %d, %v; want %d, %v", tt.owner, slot, ok, tt.want, tt.wantOK)
 			}

@@ -1,11 +1,11 @@
-package strictjson_test
+package storekit_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/strictjson"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 type row struct {
@@ -13,9 +13,9 @@ type row struct {
 	Fence int64  `json:"fence"`
 }
 
-// TestDecode_RefusesWhatNoStoreWrites checks that one object of known fields decodes,
+// TestDecodeStrict_RefusesWhatNoStoreWrites checks that one object of known fields decodes,
 // and that unknown fields, a second value, trailing text or bad JSON are refused.
-func TestDecode_RefusesWhatNoStoreWrites(t *testing.T) {
+func TestDecodeStrict_RefusesWhatNoStoreWrites(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
@@ -33,7 +33,7 @@ func TestDecode_RefusesWhatNoStoreWrites(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got row
-			err := strictjson.Decode([]byte(tt.in), &got)
+			err := storekit.DecodeStrict([]byte(tt.in), &got)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("Decode(%q) = %v, want error %v", tt.in, err, tt.wantErr)
 			}
@@ -78,7 +78,7 @@ func TestDecodeExact_L7_NamesMatchExactlyNoDuplicates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got nested
-			err := strictjson.DecodeExact([]byte(tt.in), &got)
+			err := storekit.DecodeExact([]byte(tt.in), &got)
 			if tt.mention == "" {
 				if err != nil {
 					t.Fatalf("DecodeExact(%s) = %v", tt.in, err)
@@ -104,7 +104,7 @@ func FuzzDecodeExact(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var exact, plain nested
-		if err := strictjson.DecodeExact([]byte(in), &exact); err != nil {
+		if err := storekit.DecodeExact([]byte(in), &exact); err != nil {
 			return
 		}
 		if err := json.Unmarshal([]byte(in), &plain); err != nil {

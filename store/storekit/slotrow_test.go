@@ -1,4 +1,4 @@
-package slotrow
+package storekit_test
 
 import (
 	"errors"
@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-// TestTake_L3_FloorAboveEarlierOwner checks the floor of a new owner after each way
+// TestSlotRowTake_L3_FloorAboveEarlierOwner checks the floor of a new owner after each way
 // the earlier one can leave: a release at its last stamp, a release having stamped
 // nothing, an expiry (its ceiling), and an expiry after a release (the higher).
-func TestTake_L3_FloorAboveEarlierOwner(t *testing.T) {
-	held := Row{}.Take("a", 1000, 100, 10) // expires 1100, ceiling 1110
-	released := func(lastUsed int64) Row {
+func TestSlotRowTake_L3_FloorAboveEarlierOwner(t *testing.T) {
+	held := storekit.SlotRow{}.Take("a", 1000, 100, 10) // expires 1100, ceiling 1110
+	released := func(lastUsed int64) storekit.SlotRow {
 		r, err := held.Release(lastUsed)
 		if err != nil {
 			t.Fatal(err)
@@ -22,10 +23,10 @@ func TestTake_L3_FloorAboveEarlierOwner(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		row  Row
+		row  storekit.SlotRow
 		want int64
 	}{
-		{"NeverLeased", Row{}, 0},
+		{"NeverLeased", storekit.SlotRow{}, 0},
 		{"ReleasedAtLastStamp", released(1050), 1051},
 		{"ReleasedHavingStampedNothing", released(-1), held.FloorMs},
 		{"ReleasedAtCeiling", released(1110), 1111},
@@ -49,10 +50,10 @@ func TestTake_L3_FloorAboveEarlierOwner(t *testing.T) {
 	}
 }
 
-// TestRenew_CeilingNeverLowered renews after the clock stepped back: the expiry
+// TestSlotRowRenew_CeilingNeverLowered renews after the clock stepped back: the expiry
 // follows the clock, the ceiling stays.
-func TestRenew_CeilingNeverLowered(t *testing.T) {
-	r := Row{}.Take("a", 5000, 100, 10).Renew(1000, 100, 10)
+func TestSlotRowRenew_CeilingNeverLowered(t *testing.T) {
+	r := storekit.SlotRow{}.Take("a", 5000, 100, 10).Renew(1000, 100, 10)
 	if r.ExpiresMs != 1100 || r.CeilingMs != 5110 {
 		t.Errorf("expires %d, ceiling %d; want 1100 and the earlier 5110", r.ExpiresMs, r.CeilingMs)
 	}
@@ -61,25 +62,25 @@ func TestRenew_CeilingNeverLowered(t *testing.T) {
 	}
 }
 
-// TestRelease_AboveCeilingRefused keeps the lease when the owner reports a stamp above
+// TestSlotRowRelease_AboveCeilingRefused keeps the lease when the owner reports a stamp above
 // its ceiling.
-func TestRelease_AboveCeilingRefused(t *testing.T) {
-	held := Row{}.Take("a", 1000, 100, 10)
+func TestSlotRowRelease_AboveCeilingRefused(t *testing.T) {
+	held := storekit.SlotRow{}.Take("a", 1000, 100, 10)
 	r, err := held.Release(held.CeilingMs + 1)
 	if !errors.Is(err, store.ErrInvalidArgument) || r != held {
 		t.Errorf("Release above the ceiling = %+v, %v; want the row unchanged and ErrInvalidArgument", r, err)
 	}
 }
 
-// TestHolds_L2_StaleLeaseLost tells a lease from the ones before and after it.
-func TestHolds_L2_StaleLeaseLost(t *testing.T) {
-	a := Row{}.Take("a", 1000, 100, 10)
+// TestSlotRowHolds_L2_StaleLeaseLost tells a lease from the ones before and after it.
+func TestSlotRowHolds_L2_StaleLeaseLost(t *testing.T) {
+	a := storekit.SlotRow{}.Take("a", 1000, 100, 10)
 	l := a.Lease("ns", 3, 1000)
 	if !a.Holds(l) {
 		t.Fatalf("the row does not hold its own lease %+v", l)
 	}
 	released, _ := a.Release(-1)
-	for name, r := range map[string]Row{"released": released, "taken again": a.Take("a", 2000, 100, 10)} {
+	for name, r := range map[string]storekit.SlotRow{"released": released, "taken again": a.Take("a", 2000, 100, 10)} {
 		if r.Holds(l) {
 			t.Errorf("the %s row holds the earlier lease", name)
 		}
@@ -89,21 +90,21 @@ func TestHolds_L2_StaleLeaseLost(t *testing.T) {
 	}
 }
 
-func TestMillisUp(t *testing.T) {
+func TestMillisUp_RoundsUp(t *testing.T) {
 	for d, want := range map[time.Duration]int64{
 		0: 0, time.Nanosecond: 1, time.Millisecond: 1, 1500 * time.Microsecond: 2, time.Hour: 3_600_000,
 		-1500 * time.Microsecond: -1, 1<<63 - 1: (1<<63-1)/1_000_000 + 1,
 	} {
-		if got := MillisUp(d); got != want {
-			t.Errorf("MillisUp(%v) = %d, want %d", d, got, want)
+		if got := storekit.MillisUp(d); got != want {
+			t.Errorf("storekit.MillisUp(%v) = %d, want %d", d, got, want)
 		}
 	}
 }
 
-// TestConflict_L4_NamesBothSettings checks the refusal of a namespace asked for with
+// TestNamespaceConflict_L4_NamesBothSettings checks the refusal of a namespace asked for with
 // other settings: errors.Is finds ErrNamespaceConflict, and the text gives what the
 // namespace has and what was asked, the tolerance in a duration's words.
-func TestConflict_L4_NamesBothSettings(t *testing.T) {
+func TestNamespaceConflict_L4_NamesBothSettings(t *testing.T) {
 	tests := []struct {
 		name          string
 		limit         int
@@ -117,9 +118,9 @@ func TestConflict_L4_NamesBothSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Conflict(tt.limit, tt.toleranceMs, tt.wantLimit, tt.wantTolerance)
+			err := storekit.NamespaceConflict(tt.limit, tt.toleranceMs, tt.wantLimit, tt.wantTolerance)
 			if !errors.Is(err, store.ErrNamespaceConflict) || err.Error() != tt.want {
-				t.Errorf("Conflict = %q, want %q wrapping ErrNamespaceConflict", err, tt.want)
+				t.Errorf("NamespaceConflict = %q, want %q wrapping ErrNamespaceConflict", err, tt.want)
 			}
 		})
 	}

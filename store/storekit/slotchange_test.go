@@ -1,4 +1,4 @@
-package slotrow_test
+package storekit_test
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/slotrow"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-// oneRow is a store of one slot's row whose writes always land: a slotrow.Change
+// oneRow is a store of one slot's row whose writes always land: a storekit.SlotChange
 // that records how it was called.
 type oneRow struct {
-	row         slotrow.Row
+	row         storekit.SlotRow
 	nowMs       int64
 	toleranceMs int64
 	calls       int
@@ -22,7 +22,7 @@ type oneRow struct {
 	clock       bool
 }
 
-func (o *oneRow) change(_ context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r slotrow.Row) (slotrow.Row, error)) error {
+func (o *oneRow) change(_ context.Context, op string, l store.Lease, clock bool, f func(nowMs, toleranceMs int64, r storekit.SlotRow) (storekit.SlotRow, error)) error {
 	o.calls, o.op, o.clock = o.calls+1, op, clock
 	if !o.row.Holds(l) {
 		return fmt.Errorf("test: %s: %w", op, store.ErrLeaseLost)
@@ -42,14 +42,14 @@ func (o *oneRow) change(_ context.Context, op string, l store.Lease, clock bool,
 // held returns a store whose slot 3 of "app" is leased to "a" until 1100 (ceiling
 // 1110), and the lease.
 func held() (*oneRow, store.Lease) {
-	r := slotrow.Row{}.Take("a", 1000, 100, 10)
+	r := storekit.SlotRow{}.Take("a", 1000, 100, 10)
 	return &oneRow{row: r, nowMs: 1050, toleranceMs: 10}, r.Lease("app", 3, 1000)
 }
 
-// TestRenew_ExtendsFromTheStoreClock checks Renew through a store's Change: it reads
+// TestRenewLease_ExtendsFromTheStoreClock checks Renew through a store's Change: it reads
 // the clock, extends the lease by the TTL from it with the namespace's tolerance,
 // and answers with the row it wrote; a bad argument or a lost lease writes nothing.
-func TestRenew_ExtendsFromTheStoreClock(t *testing.T) {
+func TestRenewLease_ExtendsFromTheStoreClock(t *testing.T) {
 	tests := []struct {
 		name      string
 		mod       func(*store.Lease)
@@ -66,7 +66,7 @@ func TestRenew_ExtendsFromTheStoreClock(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o, l := held()
 			tt.mod(&l)
-			got, err := slotrow.Renew(t.Context(), "test", o.change, l, tt.ttl)
+			got, err := storekit.RenewLease(t.Context(), "test", o.change, l, tt.ttl)
 			if o.calls != tt.wantCalls {
 				t.Errorf("Change called %d times, want %d", o.calls, tt.wantCalls)
 			}
@@ -92,10 +92,10 @@ func TestRenew_ExtendsFromTheStoreClock(t *testing.T) {
 	}
 }
 
-// TestRelease_FreesAboveTheLastStamp checks Release through a store's Change: it
+// TestReleaseLease_FreesAboveTheLastStamp checks Release through a store's Change: it
 // does not read the clock, and the next floor lies above the last stamp; a stamp
 // above the ceiling, a bad lease or a lost one frees nothing.
-func TestRelease_FreesAboveTheLastStamp(t *testing.T) {
+func TestReleaseLease_FreesAboveTheLastStamp(t *testing.T) {
 	tests := []struct {
 		name       string
 		mod        func(*store.Lease)
@@ -106,14 +106,14 @@ func TestRelease_FreesAboveTheLastStamp(t *testing.T) {
 		{"Released", func(*store.Lease) {}, 1080, nil, 1},
 		{"AboveCeiling", func(*store.Lease) {}, 1111, store.ErrInvalidArgument, 1},
 		{"BadLease", func(l *store.Lease) { l.OwnerKey = "" }, 1080, store.ErrInvalidArgument, 0},
-		{"OtherIncarnation", func(l *store.Lease) { l.Incarnation = store.NewIncarnation() }, 1080, store.ErrLeaseLost, 1},
+		{"OtherIncarnation", func(l *store.Lease) { l.Incarnation = storekit.NewIncarnation() }, 1080, store.ErrLeaseLost, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o, l := held()
 			before := o.row
 			tt.mod(&l)
-			err := slotrow.Release(t.Context(), "test", o.change, l, tt.lastUsedMs)
+			err := storekit.ReleaseLease(t.Context(), "test", o.change, l, tt.lastUsedMs)
 			if o.calls != tt.wantCalls {
 				t.Errorf("Change called %d times, want %d", o.calls, tt.wantCalls)
 			}

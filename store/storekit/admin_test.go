@@ -1,4 +1,4 @@
-package store_test
+package storekit_test
 
 import (
 	"errors"
@@ -7,9 +7,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-func TestPrefixBounds(t *testing.T) {
+func TestPrefixBounds_StepsTheLastRune(t *testing.T) {
 	tests := []struct {
 		prefix, hi string
 		ok         bool
@@ -25,7 +26,7 @@ func TestPrefixBounds(t *testing.T) {
 		{"é", "ê", true},
 	}
 	for _, tc := range tests {
-		lo, hi, ok := store.PrefixBounds(tc.prefix)
+		lo, hi, ok := storekit.PrefixBounds(tc.prefix)
 		if lo != tc.prefix || hi != tc.hi || ok != tc.ok {
 			t.Errorf("PrefixBounds(%+q) = %+q, %+q, %v; want %+q, %+q, %v", tc.prefix, lo, hi, ok, tc.prefix, tc.hi, tc.ok)
 		}
@@ -42,7 +43,7 @@ func FuzzPrefixBounds(f *testing.F) {
 		if !utf8.ValidString(prefix) || !utf8.ValidString(key) {
 			t.Skip()
 		}
-		lo, hi, ok := store.PrefixBounds(prefix)
+		lo, hi, ok := storekit.PrefixBounds(prefix)
 		in := key >= lo && (!ok || key < hi)
 		if in != strings.HasPrefix(key, prefix) {
 			t.Errorf("PrefixBounds(%+q) = [%+q, %+q) %v: holds %+q is %v", prefix, lo, hi, ok, key, in)
@@ -69,7 +70,7 @@ func TestCheckLeaseOf_NamesTheBadArgument(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := store.CheckLeaseOf(tt.namespace, tt.ownerKey)
+			err := storekit.CheckLeaseOf(tt.namespace, tt.ownerKey)
 			if tt.mention == "" {
 				if err != nil {
 					t.Errorf("CheckLeaseOf = %v, want nil", err)

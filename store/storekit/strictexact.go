@@ -1,4 +1,4 @@
-package strictjson
+package storekit
 
 import (
 	"bytes"
@@ -11,11 +11,11 @@ import (
 	"sync"
 )
 
-// maxDepth is how deep DecodeExact follows nested objects and arrays: no request
+// maxJSONDepth is how deep DecodeExact follows nested objects and arrays: no request
 // of the API nests more than a few levels.
-const maxDepth = 64
+const maxJSONDepth = 64
 
-// DecodeExact decodes b, one JSON value, into v as Decode does, and also refuses
+// DecodeExact decodes b, one JSON value, into v as DecodeStrict does, and also refuses
 // what encoding/json lets by: an object key that names a field of v only in another
 // case ({"KEY":…} for a field "key"), and a key given twice in one object, whose
 // last value encoding/json would silently keep. It is for requests, whose senders
@@ -23,18 +23,18 @@ const maxDepth = 64
 func DecodeExact(b []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
-	if err := walk(d, reflect.TypeOf(v), "", 0); err != nil {
+	if err := walkJSON(d, reflect.TypeOf(v), "", 0); err != nil {
 		return err
 	}
 	if _, err := d.Token(); err != io.EOF {
 		return errors.New("text after the value")
 	}
-	return Decode(b, v)
+	return DecodeStrict(b, v)
 }
 
-// walk reads one value from d, checking its objects' keys against t, the type the
+// walkJSON reads one value from d, checking its objects' keys against t, the type the
 // value is decoded into (nil: any keys, as of a map or an interface).
-func walk(d *json.Decoder, t reflect.Type, path string, depth int) error {
+func walkJSON(d *json.Decoder, t reflect.Type, path string, depth int) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -46,8 +46,8 @@ func walk(d *json.Decoder, t reflect.Type, path string, depth int) error {
 	if !ok {
 		return nil
 	}
-	if depth >= maxDepth {
-		return fmt.Errorf("%s: nested deeper than %d levels", where(path), maxDepth)
+	if depth >= maxJSONDepth {
+		return fmt.Errorf("%s: nested deeper than %d levels", jsonWhere(path), maxJSONDepth)
 	}
 	switch delim {
 	case '{':
@@ -56,7 +56,7 @@ func walk(d *json.Decoder, t reflect.Type, path string, depth int) error {
 		if t != nil {
 			switch t.Kind() {
 			case reflect.Struct:
-				fields = fieldsOf(t)
+				fields = jsonFieldsOf(t)
 			case reflect.Map:
 				elem = t.Elem()
 			}
@@ -69,17 +69,17 @@ func walk(d *json.Decoder, t reflect.Type, path string, depth int) error {
 			}
 			key, _ := tok.(string)
 			if seen[key] {
-				return fmt.Errorf("%s: the key %q is given twice", where(path), key)
+				return fmt.Errorf("%s: the key %q is given twice", jsonWhere(path), key)
 			}
 			seen[key] = true
 			ft := elem
 			if fields != nil {
 				var ok bool
 				if ft, ok = fields[key]; !ok {
-					return unknownField(fields, path, key)
+					return unknownJSONField(fields, path, key)
 				}
 			}
-			if err := walk(d, ft, path+"."+key, depth+1); err != nil {
+			if err := walkJSON(d, ft, path+"."+key, depth+1); err != nil {
 				return err
 			}
 		}
@@ -89,7 +89,7 @@ func walk(d *json.Decoder, t reflect.Type, path string, depth int) error {
 			elem = t.Elem()
 		}
 		for i := 0; d.More(); i++ {
-			if err := walk(d, elem, fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
+			if err := walkJSON(d, elem, fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
 				return err
 			}
 		}
@@ -98,32 +98,32 @@ func walk(d *json.Decoder, t reflect.Type, path string, depth int) error {
 	return err
 }
 
-func where(path string) string {
+func jsonWhere(path string) string {
 	if path == "" {
 		return "the body"
 	}
 	return strings.TrimPrefix(path, ".")
 }
 
-// unknownField is the error of a key that names no field, saying which field it
+// unknownJSONField is the error of a key that names no field, saying which field it
 // names in another case, if one.
-func unknownField(fields map[string]reflect.Type, path, key string) error {
+func unknownJSONField(fields map[string]reflect.Type, path, key string) error {
 	for name := range fields {
 		if strings.EqualFold(name, key) {
-			return fmt.Errorf("%s: unknown field %q; did you mean %q? (field names match exactly)", where(path), key, name)
+			return fmt.Errorf("%s: unknown field %q; did you mean %q? (field names match exactly)", jsonWhere(path), key, name)
 		}
 	}
-	return fmt.Errorf("%s: unknown field %q", where(path), key)
+	return fmt.Errorf("%s: unknown field %q", jsonWhere(path), key)
 }
 
-// fields caches fieldsOf.
-var fields sync.Map // reflect.Type → map[string]reflect.Type
+// jsonFields caches jsonFieldsOf.
+var jsonFields sync.Map // reflect.Type → map[string]reflect.Type
 
-// fieldsOf returns the JSON names of struct type t's fields, with their types, as
+// jsonFieldsOf returns the JSON names of struct type t's fields, with their types, as
 // encoding/json names them: the json tag's name, else the Go name; an embedded
 // struct without a name lends its fields.
-func fieldsOf(t reflect.Type) map[string]reflect.Type {
-	if f, ok := fields.Load(t); ok {
+func jsonFieldsOf(t reflect.Type) map[string]reflect.Type {
+	if f, ok := jsonFields.Load(t); ok {
 		return f.(map[string]reflect.Type)
 	}
 	out := map[string]reflect.Type{}
@@ -140,7 +140,7 @@ func fieldsOf(t reflect.Type) map[string]reflect.Type {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				for k, v := range fieldsOf(ft) {
+				for k, v := range jsonFieldsOf(ft) {
 					if _, ok := out[k]; !ok {
 						out[k] = v
 					}
@@ -156,6 +156,6 @@ func fieldsOf(t reflect.Type) map[string]reflect.Type {
 		}
 		out[name] = ft
 	}
-	fields.Store(t, out)
+	jsonFields.Store(t, out)
 	return out
 }

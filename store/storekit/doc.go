@@ -17,11 +17,13 @@
 // Arguments, checked before a store touches its backend, each refusal wrapping
 // store.ErrInvalidArgument and naming the argument:
 //
-//	CheckReserve                                 Reserve (with store.CheckKey, which Seal and Delete take as it is)
-//	store.CheckLeaseRequest                      Acquire (in package store: generators check it too)
-//	CheckLease, CheckRenew                       Release, Renew
-//	CheckKeys, CheckRaise, CheckNamespace,       Admin's Keys, RaiseTo, Slots,
-//	CheckLeaseOf, CheckFloorRequest              LeaseOf and RaiseFloor
+//	CheckReserve             Reserve; store.CheckKey for Seal and Delete
+//	store.CheckLeaseRequest  Acquire (kept in store: generators check it too)
+//	CheckRenew, CheckLease   Renew, Release
+//	CheckKeys, CheckRaise    Admin's Keys, RaiseTo
+//	CheckNamespace           Admin's Slots
+//	CheckLeaseOf             Admin's LeaseOf (CheckNamespace and CheckOwnerKey)
+//	CheckFloorRequest        Admin's RaiseFloor
 //
 // Ranges, for a store that works out the next range in Go:
 //
@@ -61,9 +63,13 @@
 //	KeyTurns, Backoff   the writes of one key in one process queue instead of
 //	                    making each other's compare-and-swaps miss, and the misses
 //	                    that other processes cause back off with jitter
-//	DecodeStrict        a row the store wrote itself, as JSON, refusing what it
-//	                    would not have written: a corrupt row hands out no id
-//	DecodeExact         a request, refusing keys in another case and keys given twice
+//
+// JSON, for a store that keeps its rows as JSON or takes requests in it:
+//
+//	DecodeStrict        a row the store wrote itself, refusing what it would not
+//	                    have written: a corrupt row hands out no id
+//	DecodeExact         a request, refusing besides keys in another case and keys
+//	                    given twice
 //
 // # Writing a store
 //
@@ -80,7 +86,7 @@
 //	}
 //
 // where every store open returns within one test shares one backend, as two
-// processes would. The module's examples/extstore is such a store, written against
-// public packages only; store.Register makes a store type available to
-// configuration files.
+// processes would. examples/extstore in the CosId repository is such a store,
+// written against public packages only. store.Register makes a store type
+// available to configuration files.
 package storekit

@@ -121,15 +121,15 @@ func TestCandidates_NoFreeSlotReadsTheNamespace(t *testing.T) {
 
 // openCandidatesStore opens a store on tables of its own, which t drops, with a clock
 // that the test moves.
-func openCandidatesStore(t *testing.T, db benchDB) (*Store, *clockOffset) {
+func openCandidatesStore(t *testing.T, db benchDB) (*Store, *ClockOffset) {
 	dsn := filepath.Join(t.TempDir(), "candidates.db")
 	if db.env != "" {
 		dsn = testenv.Server(t, db.env)
 	}
 	suffix := strings.ToLower(rand.Text()[:10])
 	tables := Tables{Range: "cand_range_" + suffix, Slot: "cand_slot_" + suffix, Namespace: "cand_ns_" + suffix}
-	clock := new(clockOffset)
-	st, err := Open(db.driver, dsn, 5*time.Second, WithInitSchema(true), WithLogger(nil), WithTables(tables), withClockOffset(clock))
+	clock := new(ClockOffset)
+	st, err := Open(db.driver, dsn, 5*time.Second, WithInitSchema(true), WithLogger(nil), WithTables(tables), WithClockOffset(clock))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,20 +1,4 @@
 package sqlstore
 
-import (
-	"time"
-
-	"github.com/cosid-go/cosid/internal/slotrow"
-)
-
-// ClockOffset moves the store clock of the stores opened WithClockOffset on it, for
-// the external tests (storetest.ClockMover).
-type ClockOffset = clockOffset
-
-// WithClockOffset makes a store read the database's clock moved by c.
-var WithClockOffset = withClockOffset
-
-// Move moves the clock by d, rounded up to a whole millisecond.
-func (c *clockOffset) Move(d time.Duration) { c.ms.Add(slotrow.MillisUp(d)) }
-
 // OpenPool opens a pool as Open does, for the tests that share one among stores.
 var OpenPool = openPool

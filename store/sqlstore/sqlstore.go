@@ -44,7 +44,7 @@ type Store struct {
 	// tables and clock serve the tests that move the store clock: the lease
 	// statements of the clock's offset, when it is not zero, are built on demand.
 	tables Tables // quoted
-	clock  *clockOffset
+	clock  *ClockOffset
 	moved  atomic.Pointer[movedLeases]
 	// writer, when set, lets one call at a time reach a database with one writer
 	// (SQLite) whose pool the application owns.

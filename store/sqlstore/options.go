@@ -131,11 +131,11 @@ func WithTables(t Tables) Option { return func(c *config) { c.tables = t.withDef
 func WithFetchPlan(p FetchPlan) Option { return func(c *config) { c.plan = p } }
 
 // ClockOffset moves the store clock of the stores opened WithClockOffset on it, so
-// that a test moves the database's clock instead of waiting for it: a store that
-// shares one implements storetest.ClockMover, for RunSlotLeaseStore, by calling
-// Move, as this package's own tests and a Dialect's tests do. It is added to the
-// dialect's NowMillis in every lease statement. The zero value moves nothing; it is
-// safe for concurrent use.
+// that a test moves the database's clock instead of waiting for it: such a store,
+// wrapped in a type whose MoveClock calls Move, is a storetest.ClockMover for
+// RunSlotLeaseStore, as in sqlstore's integration tests (integration/sqldb) and a
+// Dialect's own. The offset is added to the dialect's NowMillis in every lease
+// statement. The zero value moves nothing; it is safe for concurrent use.
 type ClockOffset struct{ ms atomic.Int64 }
 
 // Move moves the clock by d, rounded up to a whole millisecond: forward, or back when

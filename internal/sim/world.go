@@ -495,7 +495,7 @@ const foreignChance = 5
 // foreignRelease is a caller that is no owner (a forged 4.x revert, an operator)
 // releasing the lease of a Snowflake machine it found by owner key, while the
 // machine runs on: it cannot prove it is the owner, so it records the lease's
-// Ceiling as its last use (slotrow.Row.ReleaseUnproven), or, with the planted
+// Ceiling as its last use (storekit.SlotRow.ReleaseUnproven), or, with the planted
 // defect, the store's now (cosid_plant_foreign). A machine without a slot takes it
 // at once, as the review's second server did, and the victim, which learns of the
 // release only at its next renewal, makes ids on.

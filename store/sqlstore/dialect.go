@@ -119,6 +119,12 @@ func candidates() []Dialect {
 	return append(slices.Clone(registered), builtins...)
 }
 
+// LookupDialect returns the dialect that the dialect option name selects: the
+// registered one of that name, or else the built-in one. A Dialect that changes some
+// of a built-in dialect's SQL embeds what LookupDialect returns, and a test reads a
+// dialect's statements from it (Ranges, Leases) to run them bare beside the store.
+func LookupDialect(name string) (Dialect, bool) { return lookupDialect(name) }
+
 func lookupDialect(name string) (Dialect, bool) {
 	for _, d := range candidates() {
 		if d.Name() == name {

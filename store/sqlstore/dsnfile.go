@@ -104,6 +104,16 @@ var errPasswordInDSN = errors.New("the dsn has a password already; take it out o
 // pgPasswordKey finds a password keyword in a PostgreSQL keyword/value DSN.
 var pgPasswordKey = regexp.MustCompile(`(^|\s)password\s*=`)
 
+// MergePassword returns dsn with the password password, as the configuration's
+// passwordFile setting merges the file's first line into the dsn setting: for the
+// drivers pgx (or postgres), mysql and sqlserver (or mssql), in their DSN syntaxes,
+// so that the driver's own parser reads password back whole, whatever characters it
+// holds. A DSN without a user, or with a password of its own, and another driver's,
+// are refused.
+func MergePassword(driver, dsn, password string) (string, error) {
+	return withPassword(driver, dsn, password)
+}
+
 // withPassword returns dsn with the password password, in the DSN syntax of driver:
 // a URL's user information for the URL forms (postgres://, sqlserver://), a quoted
 // keyword for the keyword/value forms of pgx and SQL Server, and user:password@ for

@@ -10,13 +10,19 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the driver: the program imports it, sqlstore does not
-
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
 // Open a store on a SQLite file, creating its tables, and reserve ranges of a key.
+// The program imports the driver it names, as database/sql asks; sqlstore imports
+// none:
+//
+//	import _ "modernc.org/sqlite"
+//
+// It prints "sqlite [1, 101) [101, 201)". (This package's tests link no driver, so
+// the example does not run here; the integration tests run it, in
+// integration/sqldb.)
 func ExampleOpen() {
 	dir, _ := os.MkdirTemp("", "cosid")
 	defer os.RemoveAll(dir)
@@ -29,12 +35,12 @@ func ExampleOpen() {
 	first, _ := st.Reserve(ctx, "app/order", 100, 1)
 	second, _ := st.Reserve(ctx, "app/order", 100, 1)
 	fmt.Println(st.Dialect(), first, second)
-	// Output: sqlite [1, 101) [101, 201)
 }
 
 // Lease slots of a namespace of two, as the snowflake generators of two instances
 // would: each gets a slot of its own, a third instance finds none free, and an
-// instance that starts again gets its earlier slot back.
+// instance that starts again gets its earlier slot back. It prints "0 1 true", then
+// "1 2". (The example needs the driver, as ExampleOpen does.)
 func ExampleStore_Acquire() {
 	// An in-memory SQLite database lives as long as the store's one connection.
 	st, err := sqlstore.Open("sqlite", ":memory:", 2*time.Second, sqlstore.WithInitSchema(true))
@@ -54,9 +60,6 @@ func ExampleStore_Acquire() {
 	st.Release(ctx, b, b.Floor-1) // host-b stops, having stamped no id
 	b, _ = st.Acquire(ctx, req("host-b"))
 	fmt.Println(b.Slot, b.Fence)
-	// Output:
-	// 0 1 true
-	// 1 2
 }
 
 // Print the schema for a DBA to run, here with the range table in schema ids.

@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"strings"
 	"sync/atomic"
+	"time"
+
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // Tables names the store's tables. A name is an identifier or schema.identifier, each
@@ -87,7 +90,7 @@ type config struct {
 	tables     Tables
 	plan       FetchPlan
 	logger     *slog.Logger
-	clock      *clockOffset
+	clock      *ClockOffset
 	// settings is the YAML path of the store's entry, such as cosid.stores.db, when
 	// it was opened from a configuration: its errors then name YAML settings, not
 	// options.
@@ -127,14 +130,22 @@ func WithTables(t Tables) Option { return func(c *config) { c.tables = t.withDef
 // FetchStatement).
 func WithFetchPlan(p FetchPlan) Option { return func(c *config) { c.plan = p } }
 
-// clockOffset moves the store clock of the stores that share it, so that the store's
-// own tests move the database's clock instead of waiting for it (storetest's
-// ClockMover). It is added to the dialect's NowMillis in every lease statement.
-type clockOffset struct{ ms atomic.Int64 }
+// ClockOffset moves the store clock of the stores opened WithClockOffset on it, so
+// that a test moves the database's clock instead of waiting for it: such a store,
+// wrapped in a type whose MoveClock calls Move, is a storetest.ClockMover for
+// RunSlotLeaseStore, as in sqlstore's integration tests (integration/sqldb) and a
+// Dialect's own. The offset is added to the dialect's NowMillis in every lease
+// statement. The zero value moves nothing; it is safe for concurrent use.
+type ClockOffset struct{ ms atomic.Int64 }
 
-// withClockOffset makes the store's clock the database's moved by c. Tests only: a
-// deployment has no reason to move its store clock.
-func withClockOffset(c *clockOffset) Option { return func(cfg *config) { cfg.clock = c } }
+// Move moves the clock by d, rounded up to a whole millisecond: forward, or back when
+// d is negative. Every store opened WithClockOffset(c) sees the move at its next
+// lease statement.
+func (c *ClockOffset) Move(d time.Duration) { c.ms.Add(storekit.MillisUp(d)) }
+
+// WithClockOffset makes the store's clock the database's moved by c, for tests only:
+// a deployment has no reason to move its store clock.
+func WithClockOffset(c *ClockOffset) Option { return func(cfg *config) { cfg.clock = c } }
 
 // WithLogger sets the logger of start-up events, such as tables created (default
 // slog.Default()). A nil logger logs nothing.

@@ -3,18 +3,11 @@ package sqlstore
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"log/slog"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	_ "github.com/go-sql-driver/mysql"
-	_ "github.com/jackc/pgx/v5/stdlib"
-
-	"github.com/cosid-go/cosid/internal/testenv"
 )
 
 // fakeSession answers the gate's queries from canned rows, by the query's first
@@ -228,87 +221,5 @@ func TestReplicationGate_SemiSyncFloorCoversTheStoreTimeout(t *testing.T) {
 	g.timeout = time.Second
 	if got := g.semiSyncFloor(); got != minSemiSyncTimeout {
 		t.Errorf("floor %v with a 1 s store timeout", got)
-	}
-}
-
-// TestReplicationGate_PostgresSetsSynchronousCommitOnEveryConnection opens a
-// store on the CI's PostgreSQL with a DSN whose sessions start with
-// synchronous_commit=local: every connection of the pool Open made says on (the
-// gate runs on each new one, not once), and New on such a pool, which the store
-// cannot change, is refused.
-func TestReplicationGate_PostgresSetsSynchronousCommitOnEveryConnection(t *testing.T) {
-	dsn := testenv.Server(t, testenv.Postgres) + "&options=-c%20synchronous_commit%3Dlocal"
-	var log bytes.Buffer
-	st, err := Open("pgx", dsn, 10*time.Second, WithLogger(slog.New(slog.NewTextHandler(&log, nil))), WithInitSchema(true),
-		WithTables(Tables{Range: "gate_range", Slot: "gate_slot", Namespace: "gate_ns"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if !strings.Contains(log.String(), "synchronous_commit = on") {
-		t.Errorf("no note of the raised setting in %q", log.String())
-	}
-	// Hold several connections at once, so that the pool makes new ones.
-	ctx := t.Context()
-	var conns []*sql.Conn
-	for range 4 {
-		c, err := st.db.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
-	}
-	for i, c := range conns {
-		var v string
-		if err := c.QueryRowContext(ctx, "show synchronous_commit").Scan(&v); err != nil || v != "on" {
-			t.Errorf("connection %d: synchronous_commit %q, %v; want on", i, v, err)
-		}
-		c.Close()
-	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_, err = New(db, 10*time.Second)
-	checkRefusal(t, err, true, []string{"synchronous_commit is local", "ALTER ROLE"})
-}
-
-// TestReplicationGate_SharedServersAccepted opens a store on each of the CI's
-// servers, single and durable: the gate accepts them, with and without the
-// opt-in, whose warning is logged at start.
-func TestReplicationGate_SharedServersAccepted(t *testing.T) {
-	for _, b := range []struct{ driver, env string }{{"pgx", testenv.Postgres}, {"mysql", testenv.MySQL}} {
-		t.Run(b.driver, func(t *testing.T) {
-			dsn := testenv.Server(t, b.env)
-			for _, allow := range []bool{false, true} {
-				var log bytes.Buffer
-				st, err := Open(b.driver, dsn, 10*time.Second, WithAllowAsyncReplicas(allow), WithInitSchema(true),
-					WithLogger(slog.New(slog.NewTextHandler(&log, nil))), WithTables(Tables{Range: "gate_range", Slot: "gate_slot", Namespace: "gate_ns"}))
-				if err != nil {
-					t.Fatalf("allowAsyncReplicas %v: %v", allow, err)
-				}
-				st.Close()
-				if warned := strings.Contains(log.String(), "allowAsyncReplicas"); warned != allow {
-					t.Errorf("allowAsyncReplicas %v: log %q", allow, log.String())
-				}
-			}
-		})
-	}
-}
-
-// TestReplicationGate_ConfigOptInIsWarnedAtStart opens a type sql store from
-// settings with options: { allowAsyncReplicas: true }: the store opens and warns.
-func TestReplicationGate_ConfigOptInIsWarnedAtStart(t *testing.T) {
-	dsn := testenv.Server(t, testenv.Postgres)
-	var log bytes.Buffer
-	text := "driver: pgx\ndsn: " + strconv.Quote(dsn) + "\ntimeout: 10s\noptions: { allowAsyncReplicas: true, initSchema: true, rangeTable: gate_range, slotTable: gate_slot, namespaceTable: gate_ns }\n"
-	st, err := openSpec(t.Context(), testenv.Spec("gate", text, slog.New(slog.NewTextHandler(&log, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "allowAsyncReplicas") {
-		t.Errorf("no warning of the opt-in in %q", log.String())
 	}
 }

@@ -44,7 +44,7 @@ type Store struct {
 	// tables and clock serve the tests that move the store clock: the lease
 	// statements of the clock's offset, when it is not zero, are built on demand.
 	tables Tables // quoted
-	clock  *clockOffset
+	clock  *ClockOffset
 	moved  atomic.Pointer[movedLeases]
 	// writer, when set, lets one call at a time reach a database with one writer
 	// (SQLite) whose pool the application owns.
@@ -148,15 +148,9 @@ func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg co
 	return s, nil
 }
 
-// openPool opens the pool of Open: the DSN with the settings that bound the
-// database's waits by timeout, and poolSize connections.
-func openPool(driver, dsn string, timeout time.Duration) (*sql.DB, error) {
-	db, _, err := openGatedPool(driver, dsn, timeout)
-	return db, err
-}
-
-// openGatedPool is openPool behind the connector that runs the store's
-// replication gate on every new connection (replication.go).
+// openGatedPool opens the pool of Open: the DSN with the settings that bound the
+// database's waits by timeout, and poolSize connections, behind the connector that
+// runs the store's replication gate on every new connection (replication.go).
 func openGatedPool(driver, dsn string, timeout time.Duration) (*sql.DB, *gatedConnector, error) {
 	if err := checkDriver(driver); err != nil {
 		return nil, nil, fmt.Errorf("sqlstore: %w: %w", store.ErrInvalidArgument, err)

@@ -1,4 +1,4 @@
-package sqlstore_test
+package sqldb_test
 
 import (
 	"database/sql"
@@ -45,12 +45,7 @@ func kitStores(t *testing.T, b backend) func(*testing.T, ...sqlstore.Option) *sq
 	}
 	var pools [2]*sql.DB
 	for i := range pools {
-		db, err := sqlstore.OpenPool(b.driver, dsn, testTimeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		pools[i] = db
+		pools[i] = openPool(t, b.driver, dsn, testTimeout)
 	}
 	var turn atomic.Int64
 	return func(t *testing.T, opts ...sqlstore.Option) *sqlstore.Store {

@@ -1,4 +1,4 @@
-package sqlstore
+package sqldb_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/cosid-go/cosid/internal/testenv"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/sqlstore"
 	"github.com/cosid-go/cosid/store/storekit"
 )
 
@@ -28,15 +29,15 @@ import (
 // that had none (owner=new) take different paths of the read of candidates; compare
 // them with benchstat -col /slots.
 func BenchmarkLease(b *testing.B) {
-	for _, db := range benchDBs {
+	for _, db := range backends {
 		b.Run("db="+db.name, func(b *testing.B) { benchLease(b, db) })
 	}
 }
 
-func benchLease(b *testing.B, db benchDB) {
+func benchLease(b *testing.B, db backend) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, pool := db.open(b)
+	st, pool := openBench(b, db)
 	bare := newBareLeases(b, pool, st)
 	ns := "bench/" + rand.Text()[:8]
 	req := store.LeaseRequest{Namespace: ns + "/store", OwnerKey: "bench", Limit: 1, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
@@ -91,7 +92,7 @@ func benchLease(b *testing.B, db benchDB) {
 	})
 }
 
-func acquireRelease(b *testing.B, ctx context.Context, st *Store, req store.LeaseRequest) {
+func acquireRelease(b *testing.B, ctx context.Context, st *sqlstore.Store, req store.LeaseRequest) {
 	l, err := st.Acquire(ctx, req)
 	if err == nil {
 		err = st.Release(ctx, l, l.Floor-1)
@@ -115,15 +116,15 @@ var largeStores sync.Map
 // so that they have the schema of the code under test, and leaves its own behind:
 // they are the bench_large_* tables of the server's database, or a file in the
 // temporary directory for SQLite.
-func largeNamespace(b *testing.B, db benchDB) (*Store, store.LeaseRequest) {
+func largeNamespace(b *testing.B, db backend) (*sqlstore.Store, store.LeaseRequest) {
 	req := store.LeaseRequest{Namespace: "bench/large", OwnerKey: "bench", Limit: largeSlots, Tolerance: time.Second, TTL: time.Minute, Preferred: -1}
 	if st, ok := largeStores.Load(db.name); ok {
-		return st.(*Store), req
+		return st.(*sqlstore.Store), req
 	}
-	tables := Tables{Range: "bench_large_range", Slot: "bench_large_slot", Namespace: "bench_large_namespace"}
+	tables := sqlstore.Tables{Range: "bench_large_range", Slot: "bench_large_slot", Namespace: "bench_large_namespace"}
 	dsn := filepath.Join(os.TempDir(), "cosid-bench-large.db")
-	if db.env != "" {
-		dsn = testenv.Server(b, db.env)
+	if db.envVar != "" {
+		dsn = testenv.Server(b, db.envVar)
 		pool, err := sql.Open(db.driver, dsn)
 		if err != nil {
 			b.Fatal(err)
@@ -141,7 +142,7 @@ func largeNamespace(b *testing.B, db benchDB) (*Store, store.LeaseRequest) {
 			}
 		}
 	}
-	st, err := Open(db.driver, dsn, 10*time.Minute, WithInitSchema(true), WithLogger(nil), WithTables(tables))
+	st, err := sqlstore.Open(db.driver, dsn, 10*time.Minute, sqlstore.WithInitSchema(true), sqlstore.WithLogger(nil), sqlstore.WithTables(tables))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func largeNamespace(b *testing.B, db benchDB) (*Store, store.LeaseRequest) {
 	return st, req
 }
 
-func mustLease(b *testing.B, st *Store, req store.LeaseRequest) store.Lease {
+func mustLease(b *testing.B, st *sqlstore.Store, req store.LeaseRequest) store.Lease {
 	l, err := st.Acquire(context.Background(), req)
 	if err != nil {
 		b.Fatal(err)
@@ -163,10 +164,12 @@ func mustLease(b *testing.B, st *Store, req store.LeaseRequest) store.Lease {
 // bareLeases runs the store's lease statements with database/sql alone.
 type bareLeases struct {
 	candidates, slot, take, update *sql.Stmt
-	sql                            LeaseSQL
+	sql                            sqlstore.LeaseSQL
 }
 
-func newBareLeases(b *testing.B, db *sql.DB, st *Store) *bareLeases {
+// newBareLeases prepares on db the lease statements of st's dialect on its tables,
+// the default ones, as the store builds them.
+func newBareLeases(b *testing.B, db *sql.DB, st *sqlstore.Store) *bareLeases {
 	prepare := func(q string) *sql.Stmt {
 		stmt, err := db.Prepare(q)
 		if err != nil {
@@ -174,7 +177,9 @@ func newBareLeases(b *testing.B, db *sql.DB, st *Store) *bareLeases {
 		}
 		return stmt
 	}
-	return &bareLeases{prepare(st.leases.Candidates), prepare(st.leases.Slot), prepare(st.leases.Take), prepare(st.leases.Update), st.leases}
+	d, tables := dialectOf(b, st, sqlstore.DefaultTables())
+	q := d.Leases(tables, d.NowMillis())
+	return &bareLeases{prepare(q.Candidates), prepare(q.Slot), prepare(q.Take), prepare(q.Update), q}
 }
 
 // bareRow is a lease read: the namespace's settings, the clock and the slot row.

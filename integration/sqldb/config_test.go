@@ -1,4 +1,4 @@
-package sqlstore_test
+package sqldb_test
 
 import (
 	"database/sql"

@@ -1,9 +1,10 @@
-package sqlstore_test
+package sqldb_test
 
 import (
 	"crypto/rand"
 	"database/sql"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,6 +75,53 @@ func openDB(t testing.TB, b backend, dsn string) *sql.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// openPool opens a pool of driver on dsn, configured as sqlstore.Open configures the
+// pool it owns: the DSN parameters it adds (SQLite's busy timeout and WAL mode, the
+// lock waits of MySQL bounded by timeout, each unless dsn sets it) and the pool's
+// size. It serves the tests that share one pool among stores of sqlstore.New, and the
+// benchmarks' bare statements; t closes it. Open's replication gate runs on the
+// pool's connections only once a store of Open installs it, so a store of New on
+// this pool runs it once, at New, as on Open's own.
+func openPool(t testing.TB, driver, dsn string, timeout time.Duration) *sql.DB {
+	t.Helper()
+	var add []string
+	switch driver {
+	case "sqlite":
+		for _, p := range []string{"_pragma=busy_timeout(" + strconv.FormatInt(int64((timeout+time.Millisecond-1)/time.Millisecond), 10) + ")", "_pragma=journal_mode(wal)"} {
+			if name, _, _ := strings.Cut(strings.TrimPrefix(p, "_pragma="), "("); !strings.Contains(dsn, name) {
+				add = append(add, p)
+			}
+		}
+	case "mysql":
+		_, query, _ := strings.Cut(dsn[strings.LastIndexByte(dsn, '/')+1:], "?")
+		secs := strconv.FormatInt(int64((timeout+time.Second-1)/time.Second), 10)
+		for _, name := range []string{"innodb_lock_wait_timeout", "lock_wait_timeout"} {
+			if !slices.ContainsFunc(strings.Split(query, "&"), func(p string) bool { return strings.HasPrefix(p, name+"=") }) {
+				add = append(add, name+"="+secs)
+			}
+		}
+	}
+	if len(add) > 0 {
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		dsn += sep + strings.Join(add, "&")
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	return db
+}
+
+// poolSize is the size of the pool that sqlstore.Open opens.
+const poolSize = 16
 
 // tempTables returns table names unique to this run, and drops the tables when t ends.
 func tempTables(t testing.TB, db *sql.DB) sqlstore.Tables {

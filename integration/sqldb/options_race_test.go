@@ -1,4 +1,4 @@
-package sqlstore
+package sqldb_test
 
 import (
 	"path/filepath"
@@ -6,19 +6,19 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite"
+	"github.com/cosid-go/cosid/store/sqlstore"
 )
 
 // TestWithLogger_OneOptionOpensStoresConcurrently opens stores at once with one
 // WithLogger(nil) option value, as a program that builds its options once does:
 // under -race, the option must not write what it captured.
 func TestWithLogger_OneOptionOpensStoresConcurrently(t *testing.T) {
-	opts := []Option{WithLogger(nil), WithInitSchema(true)}
+	opts := []sqlstore.Option{sqlstore.WithLogger(nil), sqlstore.WithInitSchema(true)}
 	dir := t.TempDir()
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {
-			st, err := Open("sqlite", filepath.Join(dir, string(rune('a'+i))+".db"), 10*time.Second, opts...)
+			st, err := sqlstore.Open("sqlite", filepath.Join(dir, string(rune('a'+i))+".db"), 10*time.Second, opts...)
 			if err != nil {
 				t.Error(err)
 				return

@@ -27,7 +27,7 @@ type Faults struct {
 }
 
 // backend is the store that every simulated machine shares: a memstore, which keeps
-// the rules every store keeps (ranges, and slotrow for leases), on the store's own
+// the rules every store keeps (ranges, and storekit.SlotRow for leases), on the store's own
 // clock, behind faults.
 type backend struct {
 	w         *world

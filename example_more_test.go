@@ -75,7 +75,7 @@ func ExampleRuntime_Segment() {
 	defer rt.Close()
 
 	// Take the generator once and keep it: its Next is one atomic add.
-	order, err := rt.Segment("order")
+	order, err := rt.Segment(context.Background(), "order")
 	if err != nil {
 		fmt.Println(err) // ErrUnknownGenerator, or ErrUnavailable while its store is down
 		return
@@ -99,7 +99,7 @@ func ExampleRuntime_Snowflake() {
 	rt, _ := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
 	defer rt.Close()
 
-	event, err := rt.Snowflake("event")
+	event, err := rt.Snowflake(context.Background(), "event")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -123,12 +123,12 @@ func ExampleErrUnavailable() {
 	rt, _ := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
 	defer rt.Close()
 
-	_, err := rt.Next("order")
+	_, err := rt.Next(context.Background(), "order")
 	fmt.Println("unavailable:", errors.Is(err, cosid.ErrUnavailable), "a configuration error:", errors.Is(err, cosid.ErrConfig))
 
 	os.Mkdir(data, 0o700) // the store is back
 	for {
-		id, err := rt.Next("order")
+		id, err := rt.Next(context.Background(), "order")
 		if errors.Is(err, cosid.ErrUnavailable) {
 			time.Sleep(50 * time.Millisecond) // sleep-ok: paces the retries, as a caller does
 			continue

@@ -31,7 +31,7 @@ cosid:
 	}
 	defer rt.Close()
 	for range 3 {
-		text, err := rt.Next("order")
+		text, err := rt.Next(context.Background(), "order")
 		if errors.Is(err, cosid.ErrUnavailable) {
 			fmt.Println("the store is down; try again later:", err)
 			return

@@ -275,7 +275,7 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 // ends: each cosid next is a process of its own, so every run would start the same
 // way and print the same ids again.
 func oneShotStore(cfg cosid.Config, name string, gc cosid.GeneratorConfig) error {
-	if gc.Store == "" || cfg.Stores[gc.Store].Type != "memory" || (gc.Strategy == cosid.StrategySnowflake && gc.MachineID != nil) {
+	if gc.Store == "" || cfg.Stores[gc.Store].Type != "memory" { // a fixed machine id has no store
 		return nil
 	}
 	what := "its ids die with the process: every cosid next would print the same ids again"

@@ -21,7 +21,7 @@ func BenchmarkRuntime(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close()
-	seg, err := rt.Segment("order")
+	seg, err := rt.Segment(b.Context(), "order")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func BenchmarkRuntime(b *testing.B) {
 	})
 	b.Run("RuntimeNext", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := rt.Next("order"); err != nil {
+			if _, err := rt.Next(b.Context(), "order"); err != nil {
 				b.Fatal(err)
 			}
 		}

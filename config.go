@@ -116,8 +116,8 @@ type StoreConfig struct {
 // of segment.DefaultBatchPolicy, segment.DefaultPeriodicPolicy and the snowflake
 // package.
 type GeneratorConfig struct {
-	// Strategy is segment, periodic-segment or snowflake.
-	Strategy string `yaml:"strategy"`
+	// Strategy is segment, periodic-segment or snowflake: one of Strategies().
+	Strategy Strategy `yaml:"strategy"`
 	// Store names an entry of cosid.stores. A snowflake with a MachineID needs none.
 	Store string `yaml:"store"`
 

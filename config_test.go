@@ -185,7 +185,7 @@ func TestConfig_ServeNamesALeaseStore(t *testing.T) {
 // timestamp, is an epoch as written.
 func TestConfig_EpochAsAPlainDate(t *testing.T) {
 	rt := mustOpen(t, "cosid:\n  generators:\n    ev: {strategy: snowflake, machine-id: 1, epoch: 2020-01-01}\n")
-	if _, err := rt.Next("ev"); err != nil {
+	if _, err := rt.Next(t.Context(), "ev"); err != nil {
 		t.Errorf("Next: %v", err)
 	}
 }
@@ -206,7 +206,7 @@ func TestConfig_SettingsChangedAfterParsing(t *testing.T) {
 		t.Fatalf("Open with the dsn set in Go: %v", err)
 	}
 	defer rt.Close()
-	if text, err := rt.Next("n"); err != nil || text != "1" {
+	if text, err := rt.Next(t.Context(), "n"); err != nil || text != "1" {
 		t.Errorf("Next = %q, %v", text, err)
 	}
 }

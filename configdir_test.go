@@ -86,7 +86,7 @@ func nextOf(t *testing.T, path, name string) string {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	id, err := rt.Next(name)
+	id, err := rt.Next(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package cosid
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -71,29 +70,7 @@ func (rt *Runtime) Decode(name, text string) (Decoded, error) {
 	return g.plan.decode(text)
 }
 
-func (p *plan) decode(text string) (Decoded, error) {
-	if p.grouped != nil {
-		id, err := p.grouped.Decode(text)
-		if err != nil {
-			return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
-		}
-		return Decoded{Period: id.Period, Value: id.Value}, nil
-	}
-	v, err := p.codec.Decode(text)
-	if err != nil {
-		return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
-	}
-	d := Decoded{Value: v}
-	if p.strategy == strategySnowflake {
-		s := p.layout.Parse(v)
-		if back, err := p.layout.Compose(s); err != nil || back != v {
-			return Decoded{}, fmt.Errorf("cosid: generator %q: %d is not an id of its layout", p.name, v)
-		}
-		s.Time = s.Time.In(p.zone)
-		d.Snowflake = &s
-	}
-	return d, nil
-}
+func (p *plan) decode(text string) (Decoded, error) { return p.def.decode(p, text) }
 
 // zoneOf returns the zone of a codec list's friendly item, or UTC.
 func zoneOf(list []CodecItem) *time.Location {

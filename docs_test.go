@@ -72,7 +72,7 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 				return
 			}
 			for _, g := range rt.Generators() {
-				if _, err := rt.Next(g.Name); err != nil {
+				if _, err := rt.Next(t.Context(), g.Name); err != nil {
 					t.Errorf("Next(%q): %v", g.Name, err)
 				}
 			}
@@ -115,7 +115,7 @@ func TestDocs_ErrorTextIsPrinted(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = rt.Next("order")
+			_, err = rt.Next(t.Context(), "order")
 			return err
 		},
 	}

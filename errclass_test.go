@@ -49,7 +49,7 @@ func TestErrors_StoreProblemsAreUnavailableNotConfig(t *testing.T) {
 	// The full namespace: a first runtime holds its only slot.
 	first := mustOpen(t, "cosid:\n  stores:\n    db: {type: sql, driver: sqlite, dsn: "+filepath.Join(dir, "slots.db")+
 		", options: {initSchema: true}}\n  generators:\n    ev: {strategy: snowflake, store: db, slots: 1, owner-key: first}\n")
-	if _, err := first.Next("ev"); err != nil {
+	if _, err := first.Next(t.Context(), "ev"); err != nil {
 		t.Fatalf("the first owner: %v", err)
 	}
 	for _, tc := range tests {
@@ -58,7 +58,7 @@ func TestErrors_StoreProblemsAreUnavailableNotConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open: %v; a store problem must not fail Open", err)
 			}
-			_, err = rt.Next("ev")
+			_, err = rt.Next(t.Context(), "ev")
 			t.Log(err)
 			if !errors.Is(err, cosid.ErrUnavailable) || errors.Is(err, cosid.ErrConfig) {
 				t.Fatalf("Next: %v; want ErrUnavailable, not ErrConfig", err)
@@ -126,7 +126,7 @@ func TestErrors_MissingTablesAreNotSetUpNotUnavailable(t *testing.T) {
 	}
 	defer rt.Close()
 	for _, call := range []string{"first", "within the backoff"} {
-		_, err := rt.Next("order")
+		_, err := rt.Next(t.Context(), "order")
 		if !errors.Is(err, cosid.ErrNotSetUp) || errors.Is(err, cosid.ErrUnavailable) || errors.Is(err, cosid.ErrConfig) {
 			t.Fatalf("%s Next without tables: %v; want ErrNotSetUp, neither ErrUnavailable nor ErrConfig", call, err)
 		}
@@ -140,7 +140,7 @@ func TestErrors_MissingTablesAreNotSetUpNotUnavailable(t *testing.T) {
 	}
 	st.Close()
 	clock.Add(time.Minute)
-	if id, err := rt.Next("order"); err != nil || id != "1" {
+	if id, err := rt.Next(t.Context(), "order"); err != nil || id != "1" {
 		t.Fatalf("Next once the tables exist = %q, %v; want 1", id, err)
 	}
 }

@@ -41,6 +41,7 @@ cosid:
 }
 
 func ExampleRuntime_Fill() {
+	ctx := context.Background()
 	cfg, _ := cosid.ParseConfig([]byte(`
 cosid:
   stores: { mem: { type: memory } }
@@ -51,7 +52,7 @@ cosid:
       store: mem
       codec: [ { prefix: { value: "C-" } }, { radix: { radix: 10, width: 4, pad-start: true } } ]
 `))
-	rt, _ := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
+	rt, _ := cosid.Open(ctx, cfg, cosid.WithLogger(nil))
 	defer rt.Close()
 
 	type Order struct {
@@ -61,7 +62,7 @@ cosid:
 		Cache int64  `cosid:"-"`     // never filled
 	}
 	o := Order{Ref: 99}
-	if err := rt.Fill(context.Background(), &o); err != nil {
+	if err := rt.Fill(ctx, &o); err != nil {
 		fmt.Println(err) // names the field, before any id is taken
 		return
 	}
@@ -70,12 +71,13 @@ cosid:
 }
 
 func ExampleRuntime_Segment() {
+	ctx := context.Background()
 	cfg, _ := cosid.ParseConfig([]byte("cosid:\n  stores: {mem: {type: memory}}\n  generators:\n    order: {strategy: segment, store: mem, step: 10}\n"))
-	rt, _ := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
+	rt, _ := cosid.Open(ctx, cfg, cosid.WithLogger(nil))
 	defer rt.Close()
 
 	// Take the generator once and keep it: its Next is one atomic add.
-	order, err := rt.Segment("order")
+	order, err := rt.Segment(ctx, "order")
 	if err != nil {
 		fmt.Println(err) // ErrUnknownGenerator, or ErrUnavailable while its store is down
 		return
@@ -95,11 +97,12 @@ func ExampleRuntime_Segment() {
 }
 
 func ExampleRuntime_Snowflake() {
+	ctx := context.Background()
 	cfg, _ := cosid.ParseConfig([]byte("cosid:\n  generators:\n    event: {strategy: snowflake, machine-id: 7}\n"))
-	rt, _ := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
+	rt, _ := cosid.Open(ctx, cfg, cosid.WithLogger(nil))
 	defer rt.Close()
 
-	event, err := rt.Snowflake("event")
+	event, err := rt.Snowflake(ctx, "event")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -115,20 +118,21 @@ func ExampleRuntime_Snowflake() {
 // rt.Next and from a typed generator alike; the runtime tries again on later calls,
 // and the generators work once the store is back, without a restart.
 func ExampleErrUnavailable() {
+	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "cosid-example-")
 	defer os.RemoveAll(dir)
 	data := filepath.Join(dir, "data") // not there yet: the store cannot open
 	cfg, _ := cosid.ParseConfig([]byte("cosid:\n  stores:\n    db: {type: sql, driver: sqlite, dsn: " + filepath.Join(data, "ids.db") +
 		", options: {initSchema: true}}\n  generators:\n    order: {strategy: segment, store: db}\n"))
-	rt, _ := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
+	rt, _ := cosid.Open(ctx, cfg, cosid.WithLogger(nil))
 	defer rt.Close()
 
-	_, err := rt.Next("order")
+	_, err := rt.Next(ctx, "order")
 	fmt.Println("unavailable:", errors.Is(err, cosid.ErrUnavailable), "a configuration error:", errors.Is(err, cosid.ErrConfig))
 
 	os.Mkdir(data, 0o700) // the store is back
 	for {
-		id, err := rt.Next("order")
+		id, err := rt.Next(ctx, "order")
 		if errors.Is(err, cosid.ErrUnavailable) {
 			time.Sleep(50 * time.Millisecond) // sleep-ok: paces the retries, as a caller does
 			continue

@@ -9,6 +9,7 @@ import (
 )
 
 func ExampleOpen() {
+	ctx := context.Background()
 	cfg, err := cosid.ParseConfig([]byte(`
 cosid:
   namespace: shop
@@ -24,14 +25,14 @@ cosid:
 		fmt.Println(err) // names the YAML path of the mistake
 		return
 	}
-	rt, err := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
+	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(nil))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer rt.Close()
 	for range 3 {
-		text, err := rt.Next("order")
+		text, err := rt.Next(ctx, "order")
 		if errors.Is(err, cosid.ErrUnavailable) {
 			fmt.Println("the store is down; try again later:", err)
 			return
@@ -45,11 +46,12 @@ cosid:
 }
 
 func ExampleRuntime_Take() {
+	ctx := context.Background()
 	cfg, _ := cosid.ParseConfig([]byte("cosid:\n  stores: {mem: {type: memory}}\n  generators:\n    ticket: {strategy: segment, store: mem}\n"))
-	rt, _ := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
+	rt, _ := cosid.Open(ctx, cfg, cosid.WithLogger(nil))
 	defer rt.Close()
-	first, _ := rt.Take(context.Background(), "ticket", 2)
-	then, _ := rt.Take(context.Background(), "ticket", 2)
+	first, _ := rt.Take(ctx, "ticket", 2)
+	then, _ := rt.Take(ctx, "ticket", 2)
 	fmt.Println(first, then) // exactly what was reserved: the second call continues
 	// Output: [1 2] [3 4]
 }

@@ -104,8 +104,8 @@ func (rt *Runtime) collect(typ reflect.Type, v reflect.Value, path []int, prefix
 		}
 		switch f.Type.Kind() {
 		case reflect.Int64:
-			if g.plan.strategy == strategyPeriodic {
-				return fmt.Errorf("%s is an int64, but %q is a periodic-segment generator: its ids need a string field", where, name)
+			if g.codec == nil {
+				return fmt.Errorf("%s is an int64, but %q is a %s generator: its ids need a string field", where, name, g.plan.strategy)
 			}
 		case reflect.String:
 		default:

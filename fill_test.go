@@ -61,7 +61,7 @@ func TestRuntime_FillRefusesBadEmbeddedFields(t *testing.T) {
 	if v.Billing != nil {
 		t.Errorf("a refused Fill allocated %+v", v.Billing)
 	}
-	if text, _ := rt.Next("bill"); !strings.HasSuffix(text, "-000001") {
+	if text, _ := rt.Next(t.Context(), "bill"); !strings.HasSuffix(text, "-000001") {
 		t.Errorf("the next bill is %s: a refused Fill took ids", text)
 	}
 }

@@ -81,6 +81,10 @@ func (l *lazy[T]) get(ctx context.Context) (*T, error) {
 	defer l.mu.Unlock()
 	l.opening = nil
 	close(ch)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// The caller gave up, not the store: the next caller tries at once.
+		return nil, l.unavailable(err)
+	}
 	if err != nil {
 		now := l.now()
 		if l.fails == 0 {

@@ -73,11 +73,11 @@ func openDown(t *testing.T) (*cosid.Runtime, *fakeClock, string) {
 // without a restart.
 func TestRuntime_StoreDownThenUp(t *testing.T) {
 	rt, clock, later := openDown(t)
-	if text, err := rt.Next("local"); err != nil || text != "1" {
+	if text, err := rt.Next(t.Context(), "local"); err != nil || text != "1" {
 		t.Fatalf("Next(local) while another store is down = %q, %v", text, err)
 	}
 	for _, name := range []string{"order", "bill", "event"} {
-		_, err := rt.Next(name)
+		_, err := rt.Next(t.Context(), name)
 		if !errors.Is(err, cosid.ErrUnavailable) || errors.Is(err, cosid.ErrConfig) {
 			t.Fatalf("Next(%s) on a down store: %v; want ErrUnavailable, not ErrConfig", name, err)
 		}
@@ -91,18 +91,18 @@ func TestRuntime_StoreDownThenUp(t *testing.T) {
 	if err := os.Mkdir(later, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	_, err := rt.Next("order")
+	_, err := rt.Next(t.Context(), "order")
 	if !errors.Is(err, cosid.ErrUnavailable) || !strings.Contains(err.Error(), "retrying in") {
 		t.Errorf("Next(order) within the backoff: %v; want it to say when it retries", err)
 	}
 	clock.Add(5 * time.Second)
-	if text, err := rt.Next("order"); err != nil || text != "1" {
+	if text, err := rt.Next(t.Context(), "order"); err != nil || text != "1" {
 		t.Fatalf("Next(order) after the store came back = %q, %v", text, err)
 	}
-	if text, err := rt.Next("bill"); err != nil || !regexp.MustCompile(`^\d{4}-1$`).MatchString(text) {
+	if text, err := rt.Next(t.Context(), "bill"); err != nil || !regexp.MustCompile(`^\d{4}-1$`).MatchString(text) {
 		t.Errorf("Next(bill) after the store came back = %q, %v", text, err)
 	}
-	if _, err := rt.Next("event"); err != nil {
+	if _, err := rt.Next(t.Context(), "event"); err != nil {
 		t.Errorf("Next(event) after the store came back: %v", err)
 	}
 	if _, err := rt.Store(t.Context(), "db"); err != nil {
@@ -191,7 +191,7 @@ func TestRuntime_OneOpenAtATimeAndBackoff(t *testing.T) {
 	const callers = 32
 	errs := make(chan error, callers)
 	for range callers {
-		go func() { _, err := rt.Next("a"); errs <- err }()
+		go func() { _, err := rt.Next(t.Context(), "a"); errs <- err }()
 	}
 	close(gate)
 	for range callers {
@@ -203,14 +203,14 @@ func TestRuntime_OneOpenAtATimeAndBackoff(t *testing.T) {
 		t.Errorf("%d callers made %d attempts to open; want 1", callers, n)
 	}
 	clock.Add(50 * time.Millisecond)
-	_, err = rt.Next("a")
+	_, err = rt.Next(t.Context(), "a")
 	if want := `cosid: generator "a": store "f" unavailable: retrying in 50ms (1 failure since 09:00:00): cosid.stores.f: connection refused`; err == nil || err.Error() != want {
 		t.Errorf("Next during the backoff:\n  %v\nwant\n  %s", err, want)
 	}
 	clock.Add(50 * time.Millisecond)
-	rt.Next("a") // the second failure doubles the backoff
+	rt.Next(t.Context(), "a") // the second failure doubles the backoff
 	clock.Add(150 * time.Millisecond)
-	if _, err := rt.Next("a"); err == nil || !strings.Contains(err.Error(), "retrying in 50ms (2 failures since 09:00:00)") {
+	if _, err := rt.Next(t.Context(), "a"); err == nil || !strings.Contains(err.Error(), "retrying in 50ms (2 failures since 09:00:00)") {
 		t.Errorf("Next after two failures: %v; want a backoff of 200ms", err)
 	}
 	setFlaky(false, nil)
@@ -218,7 +218,7 @@ func TestRuntime_OneOpenAtATimeAndBackoff(t *testing.T) {
 	var wg sync.WaitGroup
 	for range callers {
 		wg.Go(func() {
-			if _, err := rt.Next("a"); err != nil {
+			if _, err := rt.Next(t.Context(), "a"); err != nil {
 				t.Errorf("Next once the store is back: %v", err)
 			}
 		})

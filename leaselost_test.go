@@ -65,25 +65,25 @@ func TestRuntime_SnowflakeLeaseLostThenLeasedAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer rt.Close()
-		first, err := rt.Snowflake("ev")
+		first, err := rt.Snowflake(t.Context(), "ev")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rt.Next("ev"); err != nil {
+		if _, err := rt.Next(t.Context(), "ev"); err != nil {
 			t.Fatalf("Next: %v", err)
 		}
 		lose.Store(true)
 		time.Sleep(time.Minute) // sleep-ok: synctest's fake time; renewals fail with ErrLeaseLost
 		synctest.Wait()
-		_, err = rt.Next("ev")
+		_, err = rt.Next(t.Context(), "ev")
 		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, snowflake.ErrLeaseLost) {
 			t.Fatalf("Next after the lease was lost: %v; want ErrUnavailable wrapping snowflake.ErrLeaseLost", err)
 		}
 		lose.Store(false)
-		if _, err := rt.Next("ev"); err != nil {
+		if _, err := rt.Next(t.Context(), "ev"); err != nil {
 			t.Fatalf("Next after a new lease: %v", err)
 		}
-		if again, _ := rt.Snowflake("ev"); again == first {
+		if again, _ := rt.Snowflake(t.Context(), "ev"); again == first {
 			t.Errorf("the runtime kept the generator that lost its lease")
 		}
 	})

@@ -35,7 +35,7 @@ func TestConfig_MachineIDFromHostname(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
-			g, err := rt.Snowflake("ev")
+			g, err := rt.Snowflake(t.Context(), "ev")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -78,7 +78,7 @@ func TestRuntime_GeneratorOptionsReachEveryGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"order", "bill", "event"} {
-		if _, err := rt.Next(name); err != nil {
+		if _, err := rt.Next(t.Context(), name); err != nil {
 			t.Fatalf("Next(%q): %v", name, err)
 		}
 	}

@@ -18,25 +18,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The strategies of a generator.
-const (
-	strategySegment   = "segment"
-	strategyPeriodic  = "periodic-segment"
-	strategySnowflake = "snowflake"
-)
-
-var strategies = []string{strategySegment, strategyPeriodic, strategySnowflake}
-
-// settingsOf lists the settings each strategy takes, by YAML key; strategy is
-// everyone's.
-var settingsOf = map[string][]string{
-	strategySegment: {"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec"},
-	strategyPeriodic: {"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
-		"period", "zone", "prewarm", "seal-after"},
-	strategySnowflake: {"store", "machine-id", "slots", "layout", "epoch", "unit", "timestamp-bits", "machine-bits",
-		"sequence-bits", "lease-ttl", "tolerance", "owner-key", "codec"},
-}
-
 // policyFields maps the Go fields of segment's policies to their YAML keys.
 var policyFields = map[string]string{
 	"Step": "step", "InitialOffset": "initial-offset", "Lookahead": "lookahead", "MaxBatch": "max-batch",
@@ -47,7 +28,8 @@ var policyFields = map[string]string{
 // constructor takes: everything about it that can be known without I/O.
 type plan struct {
 	name, path, key string
-	strategy        string
+	strategy        Strategy
+	def             *strategyDef
 	store           string
 
 	batch    segment.BatchPolicy
@@ -107,7 +89,7 @@ func (c Config) check() ([]*plan, error) {
 		if err := c.checkTimeout(p); err != nil {
 			return nil, configErr(err)
 		}
-		if p.strategy == strategySnowflake && p.machineID == nil && !leases[p.store] {
+		if p.strategy == StrategySnowflake && p.machineID == nil && !leases[p.store] {
 			return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
 		}
 		plans = append(plans, p)
@@ -130,7 +112,7 @@ func (c Config) check() ([]*plan, error) {
 // checkTimeout checks that a segment's callers never give up on a reservation that
 // its store may still finish.
 func (c Config) checkTimeout(p *plan) error {
-	if p.strategy == strategySnowflake {
+	if p.strategy == StrategySnowflake {
 		return nil
 	}
 	sc := c.Stores[p.store]
@@ -218,55 +200,26 @@ func (p *plan) check(gc GeneratorConfig, stores map[string]StoreConfig) error {
 	if err := store.CheckKey(p.key); err != nil {
 		return p.errorf("", "the generator's key: %v", err)
 	}
-	allowed, ok := settingsOf[gc.Strategy]
+	p.def = strategyOf(gc.Strategy)
 	switch {
 	case gc.Strategy == "":
-		return p.errorf("strategy", "missing; want one of: %s", strings.Join(strategies, ", "))
-	case !ok:
-		return p.errorf("strategy", "unknown strategy %q; want one of: %s", gc.Strategy, strings.Join(strategies, ", "))
+		return p.errorf("strategy", "missing; want one of: %s", strategyNames())
+	case p.def == nil:
+		return p.errorf("strategy", "unknown strategy %q; want one of: %s", gc.Strategy, strategyNames())
 	}
-	if key := foreignSetting(gc, allowed); key != "" {
-		return p.errorf(key, "not a setting of strategy %s; it takes: %s", gc.Strategy, strings.Join(allowed, ", "))
+	if key := foreignSetting(gc, p.def.settings); key != "" {
+		return p.errorf(key, "not a setting of strategy %s; it takes: %s", gc.Strategy, strings.Join(p.def.settings, ", "))
 	}
-	if gc.Strategy == strategySnowflake {
-		return p.checkSnowflake(gc, stores)
+	return p.def.check(p, gc, stores)
+}
+
+// strategyNames lists the strategies for an error.
+func strategyNames() string {
+	names := make([]string, len(strategyDefs))
+	for i, d := range strategyDefs {
+		names[i] = string(d.name)
 	}
-	if err := p.checkStore(stores, ""); err != nil {
-		return err
-	}
-	p.batch = batchPolicy(gc)
-	if err := p.batch.Validate(); err != nil {
-		return policyErr(p.path, err)
-	}
-	var err error
-	if gc.Strategy == strategySegment {
-		p.codec, err = buildCodec(p.path, gc.Codec, nil)
-		return err
-	}
-	if gc.Period == "" {
-		return p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
-	}
-	if p.period, err = segment.ParsePeriod(gc.Period); err != nil || gc.Period != strings.ToUpper(gc.Period) {
-		return p.errorf("period", "%q is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY", gc.Period)
-	}
-	if gc.Zone == "" {
-		return p.errorf("zone", "missing; the zone is explicit: want an IANA time zone such as Asia/Shanghai or UTC")
-	}
-	if p.loc, err = loadZone(gc.Zone); err != nil {
-		return p.errorf("zone", "%v", err)
-	}
-	p.periodic = segment.DefaultPeriodicPolicy()
-	if gc.Prewarm != nil {
-		p.periodic.Prewarm = *gc.Prewarm
-	}
-	if gc.SealAfter != nil {
-		p.periodic.SealAfter = *gc.SealAfter
-	}
-	if err := p.periodic.Validate(); err != nil {
-		return policyErr(p.path, err)
-	}
-	p.grouped, err = buildGroupedCodec(p.path, p.period, gc.Codec)
-	return err
+	return strings.Join(names, ", ")
 }
 
 // checkStore checks that the generator names a configured store; hint ends the error.
@@ -277,69 +230,6 @@ func (p *plan) checkStore(stores map[string]StoreConfig, hint string) error {
 	}
 	if _, ok := stores[p.store]; !ok {
 		return p.errorf("store", "no store %q; want one of: %s%s", p.store, names, hint)
-	}
-	return nil
-}
-
-func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig) error {
-	var err error
-	if p.layout, err = snowflakeLayout(p.path, gc); err != nil {
-		return err
-	}
-	if p.codec, err = buildCodec(p.path, gc.Codec, &p.layout); err != nil {
-		return err
-	}
-	p.zone = zoneOf(gc.Codec)
-	if gc.MachineID != nil {
-		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
-			return p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
-		}
-		id, err := machineID(*gc.MachineID)
-		if err != nil {
-			return p.errorf("machine-id", "%v", err)
-		}
-		if limit := 1 << p.layout.MachineBits; id < 0 || id >= limit {
-			from := ""
-			if *gc.MachineID == MachineIDFromHostname {
-				from = " (the host name's ordinal)"
-			}
-			return p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %s", id, from, limit-1, plural(p.layout.MachineBits, "machine bit"))
-		}
-		p.machineID = &id
-		return nil
-	}
-	if err := p.checkStore(stores, " (or set machine-id)"); err != nil {
-		return err
-	}
-	if gc.LeaseTTL != nil && *gc.LeaseTTL < time.Millisecond {
-		return p.errorf("lease-ttl", "%v; want a duration of at least 1ms, such as 1m (the default %v)", *gc.LeaseTTL, snowflake.DefaultLeaseTTL)
-	}
-	if gc.Tolerance != nil && *gc.Tolerance < 0 {
-		return p.errorf("tolerance", "%v; want a duration ≥ 0, such as 1s (the default %v)", *gc.Tolerance, snowflake.DefaultTolerance)
-	}
-	if gc.OwnerKey != "" {
-		if err := store.CheckKey(gc.OwnerKey); err != nil {
-			return p.errorf("owner-key", "%v", err)
-		}
-		if strings.HasPrefix(gc.OwnerKey, OwnerKeyPrefix4x) {
-			return p.errorf("owner-key", "%q: the prefix %q is reserved for the leases of cosid serve's 4.x API", gc.OwnerKey, OwnerKeyPrefix4x)
-		}
-	}
-	p.snowOpts = append(p.snowOpts, snowflake.WithNamespace(p.key))
-	if gc.Slots != nil {
-		if limit := 1 << p.layout.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
-			return p.errorf("slots", "%d is not in 1–%d, the machines of %s", *gc.Slots, limit, plural(p.layout.MachineBits, "machine bit"))
-		}
-		p.snowOpts = append(p.snowOpts, snowflake.WithLimit(*gc.Slots))
-	}
-	if gc.LeaseTTL != nil {
-		p.snowOpts = append(p.snowOpts, snowflake.WithLeaseTTL(*gc.LeaseTTL))
-	}
-	if gc.Tolerance != nil {
-		p.snowOpts = append(p.snowOpts, snowflake.WithTolerance(*gc.Tolerance))
-	}
-	if gc.OwnerKey != "" {
-		p.snowOpts = append(p.snowOpts, snowflake.WithOwnerKey(gc.OwnerKey))
 	}
 	return nil
 }

@@ -116,16 +116,16 @@ cosid:
 	}
 	defer rt.Close()
 	for _, name := range []string{"order", "event"} {
-		if _, err := rt.Next(name); !errors.Is(err, cosid.ErrUnavailable) || errors.Is(err, cosid.ErrConfig) {
+		if _, err := rt.Next(t.Context(), name); !errors.Is(err, cosid.ErrUnavailable) || errors.Is(err, cosid.ErrConfig) {
 			t.Fatalf("Next(%s) while down: %v; want ErrUnavailable, not ErrConfig", name, err)
 		}
 	}
 	proxy.set(true)
 	clock.Add(time.Minute)
-	if text, err := rt.Next("order"); err != nil || text != "1" {
+	if text, err := rt.Next(t.Context(), "order"); err != nil || text != "1" {
 		t.Fatalf("Next(order) once the database is back = %q, %v", text, err)
 	}
-	if _, err := rt.Next("event"); err != nil {
+	if _, err := rt.Next(t.Context(), "event"); err != nil {
 		t.Fatalf("Next(event) once the database is back: %v", err)
 	}
 }
@@ -160,7 +160,7 @@ cosid:
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	order, err := rt.Segment("order")
+	order, err := rt.Segment(t.Context(), "order")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 //	rt, err := cosid.Load(ctx, "cosid.yaml")
 //	…
 //	defer rt.Close()
-//	bill, err := rt.Next("bill") // "20261027-000042"
+//	bill, err := rt.Next(ctx, "bill") // "20261027-000042"
 //
 // The generators live in package segment (segment, periodic-segment) and package
 // snowflake; their text forms in package codec; the stores in the sub-packages of
@@ -81,25 +81,7 @@ type generator struct {
 	plan    *plan
 	codec   codec.Codec        // the text of segment and snowflake ids
 	grouped codec.GroupedCodec // the text of periodic-segment ids
-	parts   lazy[parts]
-}
-
-// parts is a built generator: exactly one field is set.
-type parts struct {
-	seg  *segment.Generator
-	per  *segment.Periodic
-	snow *snowflake.Generator
-}
-
-func (p *parts) Close() error {
-	switch {
-	case p.seg != nil:
-		return p.seg.Close()
-	case p.per != nil:
-		return p.per.Close()
-	default:
-		return p.snow.Close()
-	}
+	built   lazy[built]
 }
 
 // Option configures Open and Load.
@@ -190,8 +172,9 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	}
 	for _, p := range plans {
 		g := &generator{rt: rt, plan: p, codec: p.codec, grouped: p.grouped}
-		g.parts = lazy[parts]{what: fmt.Sprintf("generator %q", p.name), now: o.now, close: (*parts).Close,
-			open: func(ctx context.Context) (*parts, error) { return rt.build(ctx, p) }}
+		g.built = lazy[built]{what: fmt.Sprintf("generator %q", p.name), now: o.now,
+			close: func(b *built) error { return (*b).close() },
+			open:  func(ctx context.Context) (*built, error) { return rt.build(ctx, p) }}
 		rt.gens[p.name] = g
 	}
 	return rt, nil
@@ -222,88 +205,114 @@ func configErr(err error) error {
 	return fmt.Errorf("cosid: %w: %w", ErrConfig, err)
 }
 
-// Next returns the text of the next id of the generator name.
-func (rt *Runtime) Next(name string) (string, error) {
+// Next returns the text of the next id of the generator name. Its first call builds
+// the generator, opening its store or leasing its slot under ctx; later calls do
+// not wait on ctx.
+func (rt *Runtime) Next(ctx context.Context, name string) (string, error) {
 	g, err := rt.generator(name)
 	if err != nil {
 		return "", err
 	}
-	text, err := g.next(context.Background())
+	text, err := g.next(ctx)
 	if err != nil {
 		return "", prefixed(err)
 	}
 	return text, nil
 }
 
+// NextInt returns the next id of the segment or snowflake generator name, as Next
+// does its text. A periodic segment's ids are text only: its error wraps
+// ErrUnknownGenerator.
+func (rt *Runtime) NextInt(ctx context.Context, name string) (int64, error) {
+	g, err := rt.generator(name)
+	if err != nil {
+		return 0, err
+	}
+	if g.codec == nil {
+		return 0, fmt.Errorf("cosid: %w: %q is a %s generator; its ids are text only", ErrUnknownGenerator, name, g.plan.strategy)
+	}
+	v, err := g.nextInt(ctx)
+	if err != nil {
+		return 0, prefixed(err)
+	}
+	return v, nil
+}
+
+// Build builds the generator name when it is not built yet, opening its store or
+// leasing its slot under ctx, so that its first Next does not wait; it returns the
+// error the generator's calls would get now. Next builds on its own: Build is for a
+// caller that wants the cost paid, or the trouble known, early.
+func (rt *Runtime) Build(ctx context.Context, name string) error {
+	g, err := rt.generator(name)
+	if err != nil {
+		return err
+	}
+	if _, err := g.get(ctx); err != nil {
+		return prefixed(err)
+	}
+	return nil
+}
+
+// Stats returns the Stats of the segment or periodic-segment generator name once it
+// is built: a segment's one, a periodic segment's current and next. It builds
+// nothing and does no I/O; it returns nil for a generator not built yet, a
+// Snowflake generator and an unknown name.
+func (rt *Runtime) Stats(name string) []segment.Stats {
+	g := rt.gens[name]
+	if g == nil {
+		return nil
+	}
+	if b := g.built.v.Load(); b != nil {
+		return (*b).stats()
+	}
+	return nil
+}
+
 // get returns the built generator, building it (and opening its store) when needed.
-func (g *generator) get(ctx context.Context) (*parts, error) {
-	if p := g.parts.v.Load(); p != nil {
-		return p, nil
+func (g *generator) get(ctx context.Context) (*built, error) {
+	if b := g.built.v.Load(); b != nil {
+		return b, nil
 	}
 	if g.plan.store != "" {
 		if _, err := g.rt.stores[g.plan.store].get(ctx); err != nil {
 			return nil, fmt.Errorf("generator %q: %w", g.plan.name, err)
 		}
 	}
-	return g.parts.get(ctx)
+	return g.built.get(ctx)
 }
 
 func (g *generator) next(ctx context.Context) (string, error) {
-	p, err := g.get(ctx)
+	b, err := g.get(ctx)
 	if err != nil {
 		return "", err
 	}
-	var text string
-	switch {
-	case p.per != nil:
-		id, nerr := p.per.Next()
-		if nerr != nil {
-			return "", g.failed(p, nerr)
-		}
-		text, err = g.grouped.Encode(id)
-	case p.seg != nil:
-		v, nerr := p.seg.Next()
-		if nerr != nil {
-			return "", g.failed(p, nerr)
-		}
-		text, err = g.codec.Encode(v)
-	default:
-		v, nerr := p.snow.Next()
-		if nerr != nil {
-			return "", g.failed(p, nerr)
-		}
-		text, err = g.codec.Encode(v)
-	}
+	text, err := (*b).next()
 	if err != nil {
-		return "", fmt.Errorf("generator %q: %w", g.plan.name, err)
+		return "", g.failed(b, err)
 	}
 	return text, nil
 }
 
 // nextInt returns the next id of a segment or snowflake generator.
 func (g *generator) nextInt(ctx context.Context) (int64, error) {
-	p, err := g.get(ctx)
+	b, err := g.get(ctx)
 	if err != nil {
 		return 0, err
 	}
-	var v int64
-	if p.seg != nil {
-		v, err = p.seg.Next()
-	} else {
-		v, err = p.snow.Next()
-	}
+	v, err := (*b).nextInt()
 	if err != nil {
-		return 0, g.failed(p, err)
+		return 0, g.failed(b, err)
 	}
 	return v, nil
 }
 
-// failed classifies an error of a built generator. A snowflake that lost its lease
-// is dropped, so that the next call leases a slot again.
-func (g *generator) failed(p *parts, err error) error {
+// failed classifies an error of a built generator. A generator that cannot go on
+// (a snowflake that lost its lease) is dropped, so that the next call builds it
+// again.
+func (g *generator) failed(b *built, err error) error {
 	switch {
-	case p.snow != nil && errors.Is(err, snowflake.ErrLeaseLost):
-		if cerr := g.parts.reset(p); cerr != nil {
+	case (*b).lost(err):
+		if cerr := g.built.reset(b); cerr != nil {
 			g.rt.o.logger.Warn("cosid: closing a generator that lost its lease", "generator", g.plan.name, "error", cerr)
 		}
 		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
@@ -328,51 +337,22 @@ func (rt *Runtime) generator(name string) (*generator, error) {
 	return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownGenerator, name, quotedList(sortedKeys(rt.gens)))
 }
 
-// built returns the built generator name of strategy, building it when needed.
-func (rt *Runtime) built(name, strategy string) (*parts, error) {
+// builtAs returns the built generator name of strategy s, building it under ctx
+// when needed, as the adapter type B of s.
+func builtAs[B built](ctx context.Context, rt *Runtime, name string, s Strategy) (B, error) {
+	var zero B
 	g, err := rt.generator(name)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	if g.plan.strategy != strategy {
-		return nil, fmt.Errorf("cosid: %w: %q is a %s generator, not a %s one", ErrUnknownGenerator, name, g.plan.strategy, strategy)
+	if g.plan.strategy != s {
+		return zero, fmt.Errorf("cosid: %w: %q is a %s generator, not a %s one", ErrUnknownGenerator, name, g.plan.strategy, s)
 	}
-	p, err := g.get(context.Background())
+	b, err := g.get(ctx)
 	if err != nil {
-		return nil, prefixed(err)
+		return zero, prefixed(err)
 	}
-	return p, nil
-}
-
-// Segment returns the generator name of strategy segment, building it on first use.
-func (rt *Runtime) Segment(name string) (*segment.Generator, error) {
-	p, err := rt.built(name, strategySegment)
-	if err != nil {
-		return nil, err
-	}
-	return p.seg, nil
-}
-
-// Periodic returns the generator name of strategy periodic-segment, building it on
-// first use.
-func (rt *Runtime) Periodic(name string) (*segment.Periodic, error) {
-	p, err := rt.built(name, strategyPeriodic)
-	if err != nil {
-		return nil, err
-	}
-	return p.per, nil
-}
-
-// Snowflake returns the generator name of strategy snowflake, building it (and
-// leasing its slot) on first use. After it loses its lease, its Next fails with
-// snowflake.ErrLeaseLost; Runtime.Next then builds a new one, and so does the next
-// call of Snowflake.
-func (rt *Runtime) Snowflake(name string) (*snowflake.Generator, error) {
-	p, err := rt.built(name, strategySnowflake)
-	if err != nil {
-		return nil, err
-	}
-	return p.snow, nil
+	return (*b).(B), nil
 }
 
 // Codec returns the text form of the segment or snowflake generator name.
@@ -402,9 +382,10 @@ func (rt *Runtime) GroupedCodec(name string) (codec.GroupedCodec, error) {
 // GeneratorInfo describes a configured generator.
 type GeneratorInfo struct {
 	Name     string // as configured
-	Strategy string // segment, periodic-segment or snowflake
+	Strategy Strategy
 	Key      string // the store key or lease namespace: {namespace}/{name}
 	Store    string // the configured store; empty for a snowflake with a fixed machine id
+	Leases   bool   // it leases its machine id from Store: a snowflake without machine-id
 }
 
 // Generators describes the configured generators, sorted by name.
@@ -412,7 +393,7 @@ func (rt *Runtime) Generators() []GeneratorInfo {
 	infos := make([]GeneratorInfo, 0, len(rt.gens))
 	for _, name := range sortedKeys(rt.gens) {
 		p := rt.gens[name].plan
-		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.strategy, Key: p.key, Store: p.store})
+		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.strategy, Key: p.key, Store: p.store, Leases: p.leases()})
 	}
 	return infos
 }
@@ -422,7 +403,7 @@ func (rt *Runtime) Generators() []GeneratorInfo {
 func (rt *Runtime) Close() error {
 	var errs []error
 	for _, name := range sortedKeys(rt.gens) {
-		errs = append(errs, rt.gens[name].parts.shut())
+		errs = append(errs, rt.gens[name].built.shut())
 	}
 	for _, name := range sortedKeys(rt.stores) {
 		errs = append(errs, rt.stores[name].shut())

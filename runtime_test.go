@@ -69,12 +69,12 @@ func TestRuntime_NextGivesEachGeneratorsText(t *testing.T) {
 		{"fixed", regexp.MustCompile(`^\d+$`)},
 	}
 	for _, tc := range tests {
-		text, err := rt.Next(tc.name)
+		text, err := rt.Next(t.Context(), tc.name)
 		if err != nil || !tc.want.MatchString(text) {
 			t.Errorf("Next(%q) = %q, %v; want %v", tc.name, text, err, tc.want)
 		}
 	}
-	if _, err := rt.Next("nope"); !errors.Is(err, cosid.ErrUnknownGenerator) || !strings.Contains(err.Error(), "configured: bill, code, event, fixed, order") {
+	if _, err := rt.Next(t.Context(), "nope"); !errors.Is(err, cosid.ErrUnknownGenerator) || !strings.Contains(err.Error(), "configured: bill, code, event, fixed, order") {
 		t.Errorf("Next(nope) = %v; want ErrUnknownGenerator listing the generators", err)
 	}
 }
@@ -90,7 +90,7 @@ func mustZone(t *testing.T, name string) *time.Location {
 
 func TestRuntime_TypedPartsAndCodecs(t *testing.T) {
 	rt := mustOpen(t, memConfig)
-	seg, err := rt.Segment("order")
+	seg, err := rt.Segment(t.Context(), "order")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestRuntime_TypedPartsAndCodecs(t *testing.T) {
 	if text, _ := c.Encode(id); text != "1" {
 		t.Errorf("order's text of %d = %q", id, text)
 	}
-	per, err := rt.Periodic("bill")
+	per, err := rt.Periodic(t.Context(), "bill")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestRuntime_TypedPartsAndCodecs(t *testing.T) {
 	if back, err := gc.Decode(text); err != nil || back != gid {
 		t.Errorf("bill: %v → %q → %v, %v", gid, text, back, err)
 	}
-	snow, err := rt.Snowflake("event")
+	snow, err := rt.Snowflake(t.Context(), "event")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +123,9 @@ func TestRuntime_TypedPartsAndCodecs(t *testing.T) {
 		t.Errorf("event: %v", err)
 	}
 	for _, f := range []func() error{
-		func() error { _, err := rt.Segment("bill"); return err },
-		func() error { _, err := rt.Periodic("order"); return err },
-		func() error { _, err := rt.Snowflake("order"); return err },
+		func() error { _, err := rt.Segment(t.Context(), "bill"); return err },
+		func() error { _, err := rt.Periodic(t.Context(), "order"); return err },
+		func() error { _, err := rt.Snowflake(t.Context(), "order"); return err },
 		func() error { _, err := rt.Codec("bill"); return err },
 		func() error { _, err := rt.GroupedCodec("event"); return err },
 	} {
@@ -193,7 +193,7 @@ func TestRuntime_FillRefusesWrongFieldsBeforeTakingIds(t *testing.T) {
 			t.Errorf("%s: Fill = %v, want an error containing %q", tc.name, err, tc.want)
 		}
 	}
-	if text, _ := rt.Next("order"); text != "1" {
+	if text, _ := rt.Next(t.Context(), "order"); text != "1" {
 		t.Errorf("the next order id is %s: a refused Fill took ids", text)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -208,7 +208,7 @@ func TestRuntime_CloseClosesGenerators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seg, _ := rt.Segment("order")
+	seg, _ := rt.Segment(t.Context(), "order")
 	if err := rt.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
@@ -245,7 +245,7 @@ func TestLoad_NoFileGivesTheSQLiteDefault(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open(DefaultConfig): %v", err)
 	}
-	if text, err := rt.Next("order"); err != nil || text != "1" {
+	if text, err := rt.Next(t.Context(), "order"); err != nil || text != "1" {
 		t.Errorf("Next = %q, %v", text, err)
 	}
 	rt.Close()

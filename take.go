@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
-	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -35,26 +33,16 @@ func (rt *Runtime) Take(ctx context.Context, name string, n int64) ([]string, er
 }
 
 func (g *generator) take(ctx context.Context, n int64) ([]string, error) {
+	return g.plan.def.take(ctx, g, n)
+}
+
+// reserve reserves n values of key in the generator's store, outside its batches,
+// and returns their texts.
+func (g *generator) reserve(ctx context.Context, key string, n int64, text func(int64) (string, error)) ([]string, error) {
 	p := g.plan
-	texts := make([]string, 0, n)
-	if p.strategy == strategySnowflake {
-		for range n {
-			text, err := g.next(ctx)
-			if err != nil {
-				return nil, err
-			}
-			texts = append(texts, text)
-		}
-		return texts, nil
-	}
 	b, err := g.rt.stores[p.store].get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("generator %q: %w", p.name, err)
-	}
-	key, period := p.key, ""
-	if p.strategy == strategyPeriodic {
-		period = p.period.Key(time.Now().In(p.loc))
-		key += "/" + period
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.batch.ReserveTimeout)
 	defer cancel()
@@ -62,17 +50,13 @@ func (g *generator) take(ctx context.Context, n int64) ([]string, error) {
 	if err != nil {
 		return nil, g.reserveErr(err)
 	}
+	texts := make([]string, 0, n)
 	for v := r.Start; v < r.End; v++ {
-		var text string
-		if p.strategy == strategyPeriodic {
-			text, err = g.grouped.Encode(segment.GroupedID{Period: period, Value: v})
-		} else {
-			text, err = g.codec.Encode(v)
-		}
+		t, err := text(v)
 		if err != nil {
 			return nil, fmt.Errorf("generator %q: %w", p.name, err)
 		}
-		texts = append(texts, text)
+		texts = append(texts, t)
 	}
 	return texts, nil
 }

@@ -451,27 +451,12 @@ func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	g.used.Store(true)
-	var v int64
-	switch g.info.Strategy {
-	case strategySegment:
-		seg, err := s.rt.Segment(g.info.Name)
-		if err != nil {
-			return err
-		}
-		v, err = seg.Next()
-		if err != nil {
-			return err
-		}
-	case strategySnowflake:
-		snow, err := s.rt.Snowflake(g.info.Name)
-		if err != nil {
-			return err
-		}
-		if v, err = snow.Next(); err != nil {
-			return err
-		}
-	default:
+	if g.grouped != nil {
 		return badRequest("generator %q is a %s generator, whose ids are text: use /ids/as-string/%s", g.info.Name, g.info.Strategy, g.info.Name)
+	}
+	v, err := s.rt.NextInt(r.Context(), g.info.Name)
+	if err != nil {
+		return err
 	}
 	write4x(w, http.StatusOK, v)
 	return nil
@@ -485,7 +470,7 @@ func (s *Server) idAsString4x(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	g.used.Store(true)
-	text, err := s.rt.Next(g.info.Name)
+	text, err := s.rt.Next(r.Context(), g.info.Name)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -26,6 +27,7 @@ type generator struct {
 	codec   codec.Codec        // segment and snowflake
 	grouped codec.GroupedCodec // periodic-segment
 	decimal bool               // codec writes plain decimal: ids are appended without it
+	ranges  bool               // a segment: its ids come as ranges, for /range and /next
 }
 
 // generators returns rt's generators by name.
@@ -36,6 +38,7 @@ func generators(rt *cosid.Runtime) map[string]*generator {
 		g.codec, _ = rt.Codec(info.Name)
 		g.grouped, _ = rt.GroupedCodec(info.Name)
 		g.decimal = g.codec != nil && isDecimal(g.codec)
+		g.ranges = info.Strategy == cosid.StrategySegment
 		gens[info.Name] = g
 	}
 	return gens
@@ -95,10 +98,10 @@ func isDecimal(c codec.Codec) bool {
 // appendNext appends the texts of g's next n ids to buf with each. A segment's ids
 // come as one range; the others come one by one from the runtime, which also
 // replaces a Snowflake generator that lost its lease.
-func (s *Server) appendNext(g *generator, w *idWriter, n int64) error {
+func (s *Server) appendNext(ctx context.Context, g *generator, w *idWriter, n int64) error {
 	g.used.Store(true)
-	if g.info.Strategy == strategySegment {
-		seg, err := s.rt.Segment(g.info.Name)
+	if g.ranges {
+		seg, err := s.rt.Segment(ctx, g.info.Name)
 		if err != nil {
 			return err
 		}
@@ -120,7 +123,7 @@ func (s *Server) appendNext(g *generator, w *idWriter, n int64) error {
 		return nil
 	}
 	for range n {
-		text, err := s.rt.Next(g.info.Name)
+		text, err := s.rt.Next(ctx, g.info.Name)
 		if err != nil {
 			return err
 		}
@@ -128,13 +131,6 @@ func (s *Server) appendNext(g *generator, w *idWriter, n int64) error {
 	}
 	return nil
 }
-
-// The strategies whose generators the server treats apart.
-const (
-	strategySegment   = "segment"
-	strategyPeriodic  = "periodic-segment"
-	strategySnowflake = "snowflake"
-)
 
 // buffers holds the bodies of /next, each as long as the longest it has held.
 var buffers = sync.Pool{New: func() any { return new([]byte) }}
@@ -258,7 +254,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 		ct = contentJSON
 		iw.buf = append(iw.buf, `{"ids":[`...)
 	}
-	err = s.appendNext(g, &iw, n)
+	err = s.appendNext(r.Context(), g, &iw, n)
 	if err == nil {
 		if iw.asJSON {
 			iw.buf = append(iw.buf, "]}\n"...)
@@ -277,7 +273,7 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if g.info.Strategy != strategySegment {
+	if !g.ranges {
 		return badRequest("generator %q is a %s generator; only a segment generator hands out ranges", g.info.Name, g.info.Strategy)
 	}
 	n, err := count(r)
@@ -285,7 +281,7 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	g.used.Store(true)
-	seg, err := s.rt.Segment(g.info.Name)
+	seg, err := s.rt.Segment(r.Context(), g.info.Name)
 	if err != nil {
 		return err
 	}
@@ -307,14 +303,14 @@ type generatorJSON struct {
 }
 
 // inventory serves GET /v1/generators.
-func (s *Server) inventory(w http.ResponseWriter, _ *http.Request) error {
+func (s *Server) inventory(w http.ResponseWriter, r *http.Request) error {
 	out := struct {
 		Generators []generatorJSON `json:"generators"`
 	}{Generators: []generatorJSON{}}
 	for _, name := range s.names {
 		g := s.gens[name]
-		out.Generators = append(out.Generators, generatorJSON{Name: name, Strategy: g.info.Strategy, Key: g.info.Key,
-			Store: g.info.Store, State: s.state(g)})
+		out.Generators = append(out.Generators, generatorJSON{Name: name, Strategy: g.info.Strategy.String(), Key: g.info.Key,
+			Store: g.info.Store, State: s.state(r.Context(), g)})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -322,20 +318,11 @@ func (s *Server) inventory(w http.ResponseWriter, _ *http.Request) error {
 
 // state tells whether g is idle (this server has not served it, so it may not be
 // built), serving, or failing with the last error of a reservation.
-func (s *Server) state(g *generator) string {
+func (s *Server) state(ctx context.Context, g *generator) string {
 	if !g.used.Load() {
 		return "idle"
 	}
-	var err error
-	switch g.info.Strategy {
-	case strategySegment:
-		_, err = s.rt.Segment(g.info.Name)
-	case strategyPeriodic:
-		_, err = s.rt.Periodic(g.info.Name)
-	default:
-		_, err = s.rt.Snowflake(g.info.Name)
-	}
-	if err != nil {
+	if err := s.rt.Build(ctx, g.info.Name); err != nil {
 		return "failing: " + err.Error()
 	}
 	for _, st := range s.segmentStats(g) {
@@ -365,28 +352,14 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("text is missing: want ?text=an id of %q", g.info.Name)
 	}
 	text := r.URL.Query().Get("text")
-	var out decoded
-	if g.grouped != nil {
-		id, err := g.grouped.Decode(text)
-		if err != nil {
-			return badRequest("text %q: %v", text, err)
-		}
-		out = decoded{Period: id.Period, Value: strconv.FormatInt(id.Value, 10)}
-	} else {
-		v, err := g.codec.Decode(text)
-		if err != nil {
-			return badRequest("text %q: %v", text, err)
-		}
-		out.Value = strconv.FormatInt(v, 10)
-		if g.info.Strategy == strategySnowflake {
-			snow, err := s.rt.Snowflake(g.info.Name)
-			if err != nil {
-				return err
-			}
-			st := snow.Layout().Parse(v)
-			out.Time = st.Time.UTC().Format(time.RFC3339Nano)
-			out.Machine, out.Sequence = &st.Machine, &st.Sequence
-		}
+	d, err := s.rt.Decode(g.info.Name, text)
+	if err != nil {
+		return badRequest("text %q: %v", text, err)
+	}
+	out := decoded{Period: d.Period, Value: strconv.FormatInt(d.Value, 10)}
+	if st := d.Snowflake; st != nil {
+		out.Time = st.Time.UTC().Format(time.RFC3339Nano)
+		out.Machine, out.Sequence = &st.Machine, &st.Sequence
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
@@ -80,17 +81,7 @@ func (s *Server) segmentStats(g *generator) []segment.Stats {
 	if !g.used.Load() {
 		return nil
 	}
-	switch g.info.Strategy {
-	case strategySegment:
-		if seg, err := s.rt.Segment(g.info.Name); err == nil {
-			return []segment.Stats{seg.Stats()}
-		}
-	case strategyPeriodic:
-		if per, err := s.rt.Periodic(g.info.Name); err == nil {
-			return per.Stats()
-		}
-	}
-	return nil
+	return s.rt.Stats(g.info.Name)
 }
 
 // Leases returns the slot leases of the Snowflake generators that this server has
@@ -108,14 +99,10 @@ func (s *Server) Leases() []store.Lease {
 // lease returns the lease of g, when it is a Snowflake generator that this server
 // served and that leases its machine id.
 func (s *Server) lease(g *generator) (store.Lease, bool) {
-	if !g.used.Load() || g.info.Strategy != strategySnowflake {
+	if !g.used.Load() {
 		return store.Lease{}, false
 	}
-	snow, err := s.rt.Snowflake(g.info.Name)
-	if err != nil {
-		return store.Lease{}, false
-	}
-	return snow.Lease()
+	return s.rt.Lease(g.info.Name)
 }
 
 // status serves GET /: one server-rendered page, no script, no external asset. It
@@ -124,7 +111,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	view := statusView{Started: s.started.UTC().Format(time.RFC3339), Now: s.now().UTC().Format(time.RFC3339)}
 	for _, name := range s.names {
 		g := s.gens[name]
-		gv := generatorView{Name: name, Strategy: g.info.Strategy, Store: g.info.Store, Key: g.info.Key}
+		gv := generatorView{Name: name, Strategy: g.info.Strategy.String(), Store: g.info.Store, Key: g.info.Key}
 		if !g.used.Load() {
 			gv.Note = "not used yet: built on its first request"
 			view.Generators = append(view.Generators, gv)
@@ -133,12 +120,12 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		for _, st := range s.segmentStats(g) {
 			gv.Rows = append(gv.Rows, viewStats(st))
 		}
-		if g.info.Strategy == strategySnowflake {
+		if g.info.Strategy == cosid.StrategySnowflake {
 			gv.Note = "Snowflake: see its lease below"
 			if l, ok := s.lease(g); ok {
 				view.Leases = append(view.Leases, leaseView{Generator: name, Namespace: l.Namespace, Owner: l.OwnerKey,
 					Slot: fmt.Sprint(l.Slot), Fence: fmt.Sprint(l.Fence), Expires: l.ExpiresAt.UTC().Format(time.RFC3339)})
-			} else if snow, err := s.rt.Snowflake(name); err == nil {
+			} else if snow, err := s.rt.Snowflake(r.Context(), name); err == nil {
 				gv.Note = fmt.Sprintf("Snowflake with the fixed machine id %d", snow.Machine())
 			}
 		}

@@ -124,7 +124,7 @@ func openStores(ctx context.Context, w io.Writer, cfg cosid.Config, logger *slog
 			state = "ok, needs no store"
 		case failed[g.Store] != nil:
 			state = "no: its store failed"
-		case g.Strategy == "snowflake":
+		case g.Leases:
 			state = "ok (no slot leased)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Name, g.Store, state)

@@ -46,7 +46,7 @@ func snowflakeTargets(cfg cosid.Config, storeName string) map[string][]snowflake
 	targets := map[string][]snowflakeTarget{}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Generators)) {
 		gc := cfg.Generators[name]
-		if gc.Strategy != "snowflake" || gc.MachineID != nil || gc.Store != storeName {
+		if !gc.Leases() || gc.Store != storeName {
 			continue
 		}
 		bits := snowflake.DefaultLayout().MachineBits

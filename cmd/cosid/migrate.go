@@ -342,7 +342,7 @@ func initialOffsets(cfg cosid.Config) map[string]int64 {
 	}
 	offsets := map[string]int64{}
 	for name, gc := range cfg.Generators {
-		if gc.Strategy == "snowflake" {
+		if gc.Strategy == cosid.StrategySnowflake {
 			continue
 		}
 		o := segment.DefaultBatchPolicy().InitialOffset

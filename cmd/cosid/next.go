@@ -70,7 +70,7 @@ func (f *storeFlags) onStore(cmd *cobra.Command, cfg cosid.Config, source, name 
 	if cmd.Flags().Changed("namespace") {
 		cfg.Namespace = f.namespace
 	}
-	gc := cosid.GeneratorConfig{Strategy: "segment", Store: f.store}
+	gc := cosid.GeneratorConfig{Strategy: cosid.StrategySegment, Store: f.store}
 	if text, ok := st.Settings["timeout"].(string); ok {
 		if d, err := time.ParseDuration(text); err == nil && d > segment.DefaultBatchPolicy().ReserveTimeout {
 			gc.ReserveTimeout = &d // a reservation may take as long as the store allows
@@ -101,7 +101,7 @@ func (f *storeFlags) config(name string) (cosid.Config, error) {
 			"options": map[string]any{"initSchema": f.initSchema},
 		}}},
 		Generators: map[string]cosid.GeneratorConfig{name: {
-			Strategy: "segment", Store: cosid.DefaultStore, ReserveTimeout: &f.timeout,
+			Strategy: cosid.StrategySegment, Store: cosid.DefaultStore, ReserveTimeout: &f.timeout,
 		}},
 	}, nil
 }
@@ -275,11 +275,11 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 // ends: each cosid next is a process of its own, so every run would start the same
 // way and print the same ids again.
 func oneShotStore(cfg cosid.Config, name string, gc cosid.GeneratorConfig) error {
-	if gc.Store == "" || cfg.Stores[gc.Store].Type != "memory" || (gc.Strategy == "snowflake" && gc.MachineID != nil) {
+	if gc.Store == "" || cfg.Stores[gc.Store].Type != "memory" { // a fixed machine id has no store
 		return nil
 	}
 	what := "its ids die with the process: every cosid next would print the same ids again"
-	if gc.Strategy == "snowflake" {
+	if gc.Leases() {
 		what = "its slot leases die with the process: the next run could lease the same slot in the same time unit and print the same ids again"
 	}
 	return fmt.Errorf("generator %q is on the store %q of type memory, and %s; "+

@@ -145,7 +145,7 @@ func periodics(cfg cosid.Config, only string) ([]periodic, error) {
 	var gens []periodic
 	for _, name := range slices.Sorted(maps.Keys(cfg.Generators)) {
 		gc := cfg.Generators[name]
-		if gc.Strategy != "periodic-segment" || (only != "" && name != only) {
+		if gc.Strategy != cosid.StrategyPeriodic || (only != "" && name != only) {
 			continue
 		}
 		period, err := segment.ParsePeriod(gc.Period)

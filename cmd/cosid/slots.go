@@ -70,7 +70,7 @@ never leased.`,
 // leaseNamespace returns the namespace NS/NAME that the Snowflake generator arg of
 // cfg leases in, or arg when cfg has no such generator.
 func leaseNamespace(cfg cosid.Config, arg string) string {
-	if gc, ok := cfg.Generators[arg]; ok && gc.Strategy == "snowflake" && gc.MachineID == nil {
+	if gc, ok := cfg.Generators[arg]; ok && gc.Leases() {
 		ns := cfg.Namespace
 		if ns == "" {
 			ns = cosid.DefaultNamespace
@@ -83,7 +83,7 @@ func leaseNamespace(cfg cosid.Config, arg string) string {
 func snowflakeNames(cfg cosid.Config) string {
 	var names []string
 	for _, name := range slices.Sorted(maps.Keys(cfg.Generators)) {
-		if gc := cfg.Generators[name]; gc.Strategy == "snowflake" && gc.MachineID == nil {
+		if gc := cfg.Generators[name]; gc.Leases() {
 			names = append(names, name)
 		}
 	}

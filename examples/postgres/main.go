@@ -62,7 +62,7 @@ func run(ctx context.Context, w io.Writer, dsn string, n int) error {
 	defer rt.Close()
 	for _, name := range []string{"order", "bill"} {
 		for range n {
-			text, err := rt.Next(name)
+			text, err := rt.Next(ctx, name)
 			if err != nil {
 				return err // errors.Is(err, cosid.ErrUnavailable) while the database is down
 			}

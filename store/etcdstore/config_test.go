@@ -38,14 +38,14 @@ func TestConfig_OpensEtcdStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	if id, err := rt.Next("order"); err != nil || id != "1" {
+	if id, err := rt.Next(t.Context(), "order"); err != nil || id != "1" {
 		t.Fatalf("Next = %q, %v; want 1", id, err)
 	}
 	resp, err := newClient(t, ep).Get(t.Context(), prefix+"cosid/order/next") // the default namespace, then the name
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("the generator's key under the configured prefix: %v, %v", resp, err)
 	}
-	if id, err := rt.Next("event"); err != nil || id == "" {
+	if id, err := rt.Next(t.Context(), "event"); err != nil || id == "" {
 		t.Errorf("Next of the snowflake generator = %q, %v", id, err)
 	}
 	if resp, err := newClient(t, ep).Get(t.Context(), prefix+"cosid/event/held/0"); err != nil || len(resp.Kvs) != 1 {
@@ -114,7 +114,7 @@ func TestConfig_PasswordFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	if _, err := rt.Next("order"); err != nil {
+	if _, err := rt.Next(t.Context(), "order"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -185,7 +185,7 @@ cosid:
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	if id, err := rt.Next("order"); err != nil || id != "1" {
+	if id, err := rt.Next(t.Context(), "order"); err != nil || id != "1" {
 		t.Errorf("Next = %q, %v; want 1", id, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/cosid-go/cosid/snowflake"
 )
@@ -93,16 +92,4 @@ func (p *plan) decode(text string) (Decoded, error) {
 		d.Snowflake = &s
 	}
 	return d, nil
-}
-
-// zoneOf returns the zone of a codec list's friendly item, or UTC.
-func zoneOf(list []CodecItem) *time.Location {
-	for _, it := range list {
-		if it.Friendly != nil && it.Friendly.Zone != "" {
-			if loc, err := loadZone(it.Friendly.Zone); err == nil {
-				return loc
-			}
-		}
-	}
-	return time.UTC
 }

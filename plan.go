@@ -14,8 +14,6 @@ import (
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
-	"github.com/cosid-go/cosid/store/sqlstore"
-	"go.yaml.in/yaml/v3"
 )
 
 // The strategies of a generator.
@@ -140,24 +138,6 @@ func (c Config) checkTimeout(p *plan) error {
 	}
 	return p.errorf("reserve-timeout", "reserve-timeout %v is below the store's timeout %v (%s): a caller would give up on reservations the store may still finish; raise reserve-timeout or lower the store's timeout",
 		p.batch.ReserveTimeout, timeout, strings.Replace(path, "@", p.store, 1))
-}
-
-// storeTimeout returns the timeout a store's settings give it: its timeout key, or
-// the default of the sql type. The path has @ for the store's name.
-func storeTimeout(sc StoreConfig) (time.Duration, string, bool) {
-	node, err := sc.settingsNode()
-	if err == nil && node.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(node.Content); i += 2 {
-			if node.Content[i].Value == "timeout" {
-				d, err := time.ParseDuration(node.Content[i+1].Value)
-				return d, "cosid.stores.@.timeout", err == nil
-			}
-		}
-	}
-	if sc.Type == "sql" {
-		return sqlstore.DefaultTimeout, "the default timeout of a store of type sql", true
-	}
-	return 0, "", false
 }
 
 // Codec returns the text form of the segment or snowflake generator name, without
@@ -465,6 +445,18 @@ func loadZone(name string) (*time.Location, error) {
 		return nil, fmt.Errorf("%q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", name)
 	}
 	return loc, nil
+}
+
+// zoneOf returns the zone of a codec list's friendly item, or UTC.
+func zoneOf(list []CodecItem) *time.Location {
+	for _, it := range list {
+		if it.Friendly != nil && it.Friendly.Zone != "" {
+			if loc, err := loadZone(it.Friendly.Zone); err == nil {
+				return loc
+			}
+		}
+	}
+	return time.UTC
 }
 
 func parseEpoch(s string) (time.Time, error) {

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid/codec"
@@ -30,37 +29,6 @@ import (
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
 )
-
-// ErrConfig is wrapped by every error about the configuration: the message names the
-// YAML path and what is allowed. Load and Open find every such error before any I/O.
-var ErrConfig = errors.New("invalid configuration")
-
-// ErrUnavailable is wrapped by the errors of a store that cannot be reached or used
-// for now, and of the generators on it: a database that is down or refuses the
-// password, a slot namespace with no free slot, a lost lease, a store that did not
-// answer in time. The error also wraps the cause and names the store or generator.
-// It is never a configuration error: the runtime tries again on later calls and
-// works once the store is back, without a restart.
-//
-// It is store.ErrUnavailable, which segment.ErrUnavailable and the snowflake
-// package's ErrLeaseLost and ErrClockBackwards also match: the error of a generator
-// taken with Segment, Periodic or Snowflake, whose Next fails because its store
-// cannot be used, matches it too.
-var ErrUnavailable = store.ErrUnavailable
-
-// ErrNotSetUp is wrapped by the error of a store that was reached but is not set up:
-// an SQL database without CosId's tables, when the store may not create them
-// (options: { initSchema: true }). The message says what to run. It does not match
-// ErrUnavailable, since waiting does not help: an operator must act. The runtime
-// still tries again on later calls, with the backoff of Store, so that it works
-// once the tables exist, without a restart. It is store.ErrNotSetUp.
-var ErrNotSetUp = store.ErrNotSetUp
-
-// ErrUnknownGenerator means no generator of that name, or of that kind, is configured.
-var ErrUnknownGenerator = errors.New("unknown generator")
-
-// ErrUnknownStore means no store of that name is configured.
-var ErrUnknownStore = errors.New("unknown store")
 
 // Runtime holds the stores and generators of a Config. It opens a store when a
 // generator on it, or Store, first needs it, and builds a generator on its first
@@ -215,13 +183,6 @@ func (rt *Runtime) Store(ctx context.Context, name string) (store.RangeStore, er
 	return b.st, nil
 }
 
-func configErr(err error) error {
-	if errors.Is(err, ErrConfig) {
-		return err
-	}
-	return fmt.Errorf("cosid: %w: %w", ErrConfig, err)
-}
-
 // Next returns the text of the next id of the generator name.
 func (rt *Runtime) Next(name string) (string, error) {
 	g, err := rt.generator(name)
@@ -311,14 +272,6 @@ func (g *generator) failed(p *parts, err error) error {
 		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
 	}
 	return fmt.Errorf("generator %q: %w", g.plan.name, err)
-}
-
-// prefixed puts the package's name before an error that does not start with it.
-func prefixed(err error) error {
-	if strings.HasPrefix(err.Error(), "cosid: ") {
-		return err
-	}
-	return fmt.Errorf("cosid: %w", err)
 }
 
 func (rt *Runtime) generator(name string) (*generator, error) {

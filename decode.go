@@ -53,21 +53,17 @@ func (d Decoded) MarshalJSON() ([]byte, error) {
 // Decode returns what text, a text of the generator name, stands for, without
 // opening anything. A text that the generator's codec cannot make is an error that
 // says why.
-func (c Config) Decode(name, text string) (Decoded, error) {
-	p, err := c.plan(name)
+func (c Config) Decode(name, text string) (Decoded, error) { return decodeOf(c, name, text) }
+
+// Decode returns what text, a text of the generator name, stands for.
+func (rt *Runtime) Decode(name, text string) (Decoded, error) { return decodeOf(rt, name, text) }
+
+func decodeOf(ps planner, name, text string) (Decoded, error) {
+	p, err := ps.plan(name)
 	if err != nil {
 		return Decoded{}, err
 	}
 	return p.decode(text)
-}
-
-// Decode returns what text, a text of the generator name, stands for.
-func (rt *Runtime) Decode(name, text string) (Decoded, error) {
-	g, err := rt.generator(name)
-	if err != nil {
-		return Decoded{}, err
-	}
-	return g.plan.decode(text)
 }
 
 func (p *plan) decode(text string) (Decoded, error) {

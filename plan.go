@@ -142,8 +142,21 @@ func (c Config) checkTimeout(p *plan) error {
 
 // Codec returns the text form of the segment or snowflake generator name, without
 // opening anything.
-func (c Config) Codec(name string) (codec.Codec, error) {
-	p, err := c.plan(name)
+func (c Config) Codec(name string) (codec.Codec, error) { return codecOf(c, name) }
+
+// GroupedCodec returns the text form of the periodic-segment generator name, without
+// opening anything.
+func (c Config) GroupedCodec(name string) (codec.GroupedCodec, error) { return groupedCodecOf(c, name) }
+
+// planner finds the plan of a generator by name: a Config, which checks it, or a
+// Runtime, which holds it. The lookups that need no store (Codec, GroupedCodec,
+// Decode) take one, so that a Config and its Runtime answer them alike.
+type planner interface {
+	plan(name string) (*plan, error)
+}
+
+func codecOf(ps planner, name string) (codec.Codec, error) {
+	p, err := ps.plan(name)
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +166,8 @@ func (c Config) Codec(name string) (codec.Codec, error) {
 	return p.codec, nil
 }
 
-// GroupedCodec returns the text form of the periodic-segment generator name, without
-// opening anything.
-func (c Config) GroupedCodec(name string) (codec.GroupedCodec, error) {
-	p, err := c.plan(name)
+func groupedCodecOf(ps planner, name string) (codec.GroupedCodec, error) {
+	p, err := ps.plan(name)
 	if err != nil {
 		return nil, err
 	}

@@ -329,27 +329,20 @@ func (rt *Runtime) Snowflake(name string) (*snowflake.Generator, error) {
 }
 
 // Codec returns the text form of the segment or snowflake generator name.
-func (rt *Runtime) Codec(name string) (codec.Codec, error) {
-	g, err := rt.generator(name)
-	if err != nil {
-		return nil, err
-	}
-	if g.codec == nil {
-		return nil, fmt.Errorf("cosid: %w: %q is a %s generator; its ids have a GroupedCodec", ErrUnknownGenerator, name, g.plan.strategy)
-	}
-	return g.codec, nil
-}
+func (rt *Runtime) Codec(name string) (codec.Codec, error) { return codecOf(rt, name) }
 
 // GroupedCodec returns the text form of the periodic-segment generator name.
 func (rt *Runtime) GroupedCodec(name string) (codec.GroupedCodec, error) {
+	return groupedCodecOf(rt, name)
+}
+
+// plan returns the plan of the generator name, for planner.
+func (rt *Runtime) plan(name string) (*plan, error) {
 	g, err := rt.generator(name)
 	if err != nil {
 		return nil, err
 	}
-	if g.grouped == nil {
-		return nil, fmt.Errorf("cosid: %w: %q is a %s generator, not a periodic-segment one", ErrUnknownGenerator, name, g.plan.strategy)
-	}
-	return g.grouped, nil
+	return g.plan, nil
 }
 
 // GeneratorInfo describes a configured generator.

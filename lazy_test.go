@@ -138,12 +138,10 @@ var flaky struct {
 }
 
 func init() {
-	store.Register("test-flaky", func(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
-		if err := spec.Decode(&struct{}{}); err != nil {
+	check := func(spec store.Spec) (store.Facts, error) { return store.Facts{Leases: true}, spec.Decode(&struct{}{}) }
+	store.Register("test-flaky", store.Type{Check: check, Open: func(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+		if _, err := check(spec); err != nil {
 			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err // the settings check of Load
 		}
 		flaky.mu.Lock()
 		flaky.opens++
@@ -156,7 +154,7 @@ func init() {
 			return nil, errors.New("connection refused")
 		}
 		return memstore.New(), nil
-	})
+	}})
 }
 
 func setFlaky(down bool, gate chan struct{}) {

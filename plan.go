@@ -78,23 +78,13 @@ func (c Config) check() ([]*plan, error) {
 	if err := store.CheckKey(c.namespace()); err != nil {
 		return nil, configErr(fmt.Errorf("cosid.namespace: %w", err))
 	}
-	leases := map[string]bool{} // the stores that showed they lease slots
+	facts := map[string]store.Facts{} // what each store's type tells of its settings
 	for _, name := range sortedKeys(c.Stores) {
-		if _, ok := store.Lookup(c.Stores[name].Type); !ok {
-			return nil, configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
-		}
-		st, err := checkStore(name, c.Stores[name], c.Dir)
+		f, err := checkStore(name, c.Stores[name], c.Dir)
 		if err != nil {
 			return nil, err
 		}
-		if st != nil {
-			_, leases[name] = st.(store.SlotLeaseStore)
-			if err := st.Close(); err != nil {
-				return nil, fmt.Errorf("cosid: closing store %q after checking it: %w", name, err)
-			}
-		} else {
-			leases[name] = true // known once it is open
-		}
+		facts[name] = f
 	}
 	plans := make([]*plan, 0, len(c.Generators))
 	for _, name := range sortedKeys(c.Generators) {
@@ -102,10 +92,10 @@ func (c Config) check() ([]*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.checkTimeout(p); err != nil {
+		if err := checkTimeout(p, c.Stores[p.store].Type, facts[p.store]); err != nil {
 			return nil, configErr(err)
 		}
-		if p.strategy == strategySnowflake && p.machineID == nil && !leases[p.store] {
+		if p.strategy == strategySnowflake && p.machineID == nil && !facts[p.store].Leases {
 			return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
 		}
 		plans = append(plans, p)
@@ -117,7 +107,7 @@ func (c Config) check() ([]*plan, error) {
 		if _, ok := c.Stores[s]; !ok {
 			return nil, configErr(fmt.Errorf("cosid.serve.store: no store %q; want one of: %s", s, quotedList(sortedKeys(c.Stores))))
 		}
-		if !leases[s] {
+		if !facts[s].Leases {
 			return nil, configErr(fmt.Errorf("cosid.serve.store: store %q (type %s) cannot lease slots, which the served store API offers; want a store that can",
 				s, c.Stores[s].Type))
 		}
@@ -126,18 +116,17 @@ func (c Config) check() ([]*plan, error) {
 }
 
 // checkTimeout checks that a segment's callers never give up on a reservation that
-// its store may still finish.
-func (c Config) checkTimeout(p *plan) error {
-	if p.strategy == strategySnowflake {
+// its store, of type typ and facts f, may still finish.
+func checkTimeout(p *plan, typ string, f store.Facts) error {
+	if p.strategy == strategySnowflake || f.Timeout <= p.batch.ReserveTimeout {
 		return nil
 	}
-	sc := c.Stores[p.store]
-	timeout, path, ok := storeTimeout(sc)
-	if !ok || timeout <= p.batch.ReserveTimeout {
-		return nil
+	setting := "cosid.stores." + p.store + ".timeout"
+	if !f.TimeoutSet {
+		setting += ", unset: the default of type " + typ
 	}
 	return p.errorf("reserve-timeout", "reserve-timeout %v is below the store's timeout %v (%s): a caller would give up on reservations the store may still finish; raise reserve-timeout or lower the store's timeout",
-		p.batch.ReserveTimeout, timeout, strings.Replace(path, "@", p.store, 1))
+		p.batch.ReserveTimeout, f.Timeout, setting)
 }
 
 // Codec returns the text form of the segment or snowflake generator name, without

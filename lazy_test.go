@@ -14,6 +14,8 @@ import (
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
+
+	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 // fakeClock is the clock of the runtime's retry backoff in tests.

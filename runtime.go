@@ -13,8 +13,9 @@
 //
 // The generators live in package segment (segment, periodic-segment) and package
 // snowflake; their text forms in package codec; the stores in the sub-packages of
-// store. This package links the memory store and the SQL store with its embedded
-// SQLite default; a binary that uses another store type imports its package.
+// store. This package links the memory store and the SQL store, without a
+// database/sql driver: a program on the embedded SQLite default imports
+// _ "modernc.org/sqlite", and one that uses another store type imports its package.
 package cosid
 
 import (
@@ -113,7 +114,8 @@ func Load(ctx context.Context, path string, opts ...Option) (*Runtime, error) {
 
 // DefaultConfig returns the embedded default: namespace cosid and one store,
 // "default", a SQLite file cosid.db in the working directory (its Dir is empty),
-// created on first use. It configures no generators; callers add theirs.
+// created on first use. It configures no generators; callers add theirs. Its store
+// needs the SQLite driver, which the program imports: _ "modernc.org/sqlite".
 func DefaultConfig() Config {
 	return Config{
 		Namespace: DefaultNamespace,

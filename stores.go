@@ -11,14 +11,15 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The store types every binary that imports this package has: the in-process store,
-// and the SQL store with the pure-Go SQLite driver of the embedded default. Other
-// types (redis, etcd, zookeeper, mongodb, http) and other SQL drivers (pgx, mysql,
-// sqlserver) register when their packages are imported.
+// The store types every binary that imports this package has: the in-process store
+// and the SQL store. No database/sql driver comes with them, as none comes with
+// database/sql: a program whose sql stores use SQLite, as DefaultConfig does,
+// imports _ "modernc.org/sqlite" (cmd/cosid does), and one that uses another
+// database imports its driver. Other store types (redis, etcd, zookeeper, mongodb,
+// http) register when their packages are imported.
 import (
 	_ "github.com/cosid-go/cosid/store/memstore"
 	_ "github.com/cosid-go/cosid/store/sqlstore"
-	_ "modernc.org/sqlite"
 )
 
 // openStore opens the store name of sc. Its settings were checked at Open, so its

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// The bounds of the wait after a failure: Min after the first of a row, twice the
-// previous wait after each other, at most Max.
+// Min and Max bound the wait after a failure: Min after the first of a row, twice
+// the previous wait after each other, at most Max.
 const (
 	Min = 100 * time.Millisecond
 	Max = 5 * time.Second

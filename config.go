@@ -5,9 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid/internal/strictyaml"
@@ -346,23 +344,6 @@ func (sc StoreConfig) settingsNode() (*yaml.Node, error) {
 		n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	}
 	return &n, nil
-}
-
-// sortedKeys returns m's keys in order, so that errors and start-up are repeatable.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func quotedList(names []string) string {
-	if len(names) == 0 {
-		return "(none)"
-	}
-	return strings.Join(names, ", ")
 }
 
 // plural is n and noun, with an s unless n is 1: "1 machine bit", "10 machine bits".

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cosid-go/cosid"
+
+	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 // openYAML parses and opens a configuration.

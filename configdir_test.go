@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
+
+	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 // writeFiles writes name → content under dir, making the directories.

@@ -17,8 +17,11 @@ import (
 // context does. An open under a context that nothing can cancel would wait forever,
 // so it fails at once instead, for the test to say so.
 func init() {
-	store.Register("test-silent", func(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
-		if err := spec.Decode(&struct{}{}); err != nil {
+	check := func(spec store.Spec) (store.Facts, error) {
+		return store.Facts{Leases: true}, spec.Decode(&struct{}{})
+	}
+	store.Register("test-silent", store.Type{Check: check, Open: func(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
+		if _, err := check(spec); err != nil {
 			return nil, err
 		}
 		if ctx.Done() == nil {
@@ -26,7 +29,7 @@ func init() {
 		}
 		<-ctx.Done()
 		return nil, ctx.Err()
-	})
+	}})
 }
 
 // TestRuntime_FirstCallHonoursContext checks that the first call of a generator,

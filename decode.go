@@ -3,7 +3,6 @@ package cosid
 import (
 	"encoding/json"
 	"strconv"
-	"time"
 
 	"github.com/cosid-go/cosid/snowflake"
 )
@@ -53,33 +52,17 @@ func (d Decoded) MarshalJSON() ([]byte, error) {
 // Decode returns what text, a text of the generator name, stands for, without
 // opening anything. A text that the generator's codec cannot make is an error that
 // says why.
-func (c Config) Decode(name, text string) (Decoded, error) {
-	p, err := c.plan(name)
+func (c Config) Decode(name, text string) (Decoded, error) { return decodeOf(c, name, text) }
+
+// Decode returns what text, a text of the generator name, stands for.
+func (rt *Runtime) Decode(name, text string) (Decoded, error) { return decodeOf(rt, name, text) }
+
+func decodeOf(ps planner, name, text string) (Decoded, error) {
+	p, err := ps.plan(name)
 	if err != nil {
 		return Decoded{}, err
 	}
 	return p.decode(text)
 }
 
-// Decode returns what text, a text of the generator name, stands for.
-func (rt *Runtime) Decode(name, text string) (Decoded, error) {
-	g, err := rt.generator(name)
-	if err != nil {
-		return Decoded{}, err
-	}
-	return g.plan.decode(text)
-}
-
 func (p *plan) decode(text string) (Decoded, error) { return p.def.decode(p, text) }
-
-// zoneOf returns the zone of a codec list's friendly item, or UTC.
-func zoneOf(list []CodecItem) *time.Location {
-	for _, it := range list {
-		if it.Friendly != nil && it.Friendly.Zone != "" {
-			if loc, err := loadZone(it.Friendly.Zone); err == nil {
-				return loc
-			}
-		}
-	}
-	return time.UTC
-}

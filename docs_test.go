@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cosid-go/cosid"
+
+	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 // yamlBlock is a YAML example of the docs. "```yaml" is a configuration that works

@@ -17,6 +17,8 @@ import (
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
+
+	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 // TestErrors_StoreProblemsAreUnavailableNotConfig checks the two kinds of failure: a

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
+
+	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 func ExampleLoad() {

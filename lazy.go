@@ -7,13 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// The backoff between failed attempts to open a store or build a generator: it
-// doubles from minRetry up to maxRetry, and a success ends it for every caller.
-const (
-	minRetry = 100 * time.Millisecond
-	maxRetry = 5 * time.Second
+	"github.com/cosid-go/cosid/internal/backoff"
 )
 
 // errClosed is returned by what a closed Runtime is asked for.
@@ -31,14 +26,10 @@ type lazy[T any] struct {
 
 	v atomic.Pointer[T]
 
-	mu      sync.Mutex
-	opening chan struct{} // closed when the attempt in flight ends; nil when none
-	closed  bool
-	fails   int       // failures in a row
-	since   time.Time // the first of them
-	retryAt time.Time
-	backoff time.Duration
-	lastErr error
+	mu       sync.Mutex
+	opening  chan struct{} // closed when the attempt in flight ends; nil when none
+	closed   bool
+	failures backoff.Backoff // between failed attempts; a success ends it for every caller
 }
 
 // get returns the value, opening it when there is none yet. Its errors wrap
@@ -66,10 +57,9 @@ func (l *lazy[T]) get(ctx context.Context) (*T, error) {
 		l.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", l.what, errClosed)
 	}
-	if now := l.now(); now.Before(l.retryAt) {
-		err := l.retryErrLocked(now)
+	if err := l.failures.Err(l.now()); err != nil {
 		l.mu.Unlock()
-		return nil, err
+		return nil, l.retryErr(err)
 	}
 	ch := make(chan struct{})
 	l.opening = ch
@@ -86,14 +76,7 @@ func (l *lazy[T]) get(ctx context.Context) (*T, error) {
 		return nil, l.unavailable(err)
 	}
 	if err != nil {
-		now := l.now()
-		if l.fails == 0 {
-			l.since = now
-		}
-		l.fails++
-		l.lastErr = err
-		l.backoff = min(max(2*l.backoff, minRetry), maxRetry)
-		l.retryAt = now.Add(l.backoff)
+		l.failures.Fail(err, l.now())
 		if errors.Is(err, ErrConfig) || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrNotSetUp) {
 			return nil, fmt.Errorf("%s: %w", l.what, err)
 		}
@@ -102,7 +85,7 @@ func (l *lazy[T]) get(ctx context.Context) (*T, error) {
 	if l.closed {
 		return nil, errors.Join(fmt.Errorf("%s: %w", l.what, errClosed), l.close(v))
 	}
-	l.fails, l.backoff, l.retryAt, l.lastErr = 0, 0, time.Time{}, nil
+	l.failures.Reset()
 	l.v.Store(v)
 	return v, nil
 }
@@ -111,15 +94,10 @@ func (l *lazy[T]) unavailable(err error) error {
 	return fmt.Errorf("%s %w: %w", l.what, ErrUnavailable, err)
 }
 
-// retryErrLocked says why a caller gets no attempt before retryAt.
-func (l *lazy[T]) retryErrLocked(now time.Time) error {
-	failures := "failures"
-	if l.fails == 1 {
-		failures = "failure"
-	}
-	err := fmt.Errorf("retrying in %v (%d %s since %s): %w",
-		l.retryAt.Sub(now).Round(time.Millisecond), l.fails, failures, l.since.Format(time.TimeOnly), l.lastErr)
-	if errors.Is(l.lastErr, ErrNotSetUp) {
+// retryErr says why a caller gets no attempt during the backoff: err, which
+// wraps the latest failure.
+func (l *lazy[T]) retryErr(err error) error {
+	if errors.Is(err, ErrNotSetUp) {
 		// Not an outage: the store answered, and waiting does not set it up.
 		return fmt.Errorf("%s: %w", l.what, err)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
+
+	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 // fakeClock is the clock of the runtime's retry backoff in tests.
@@ -138,12 +140,10 @@ var flaky struct {
 }
 
 func init() {
-	store.Register("test-flaky", func(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
-		if err := spec.Decode(&struct{}{}); err != nil {
+	check := func(spec store.Spec) (store.Facts, error) { return store.Facts{Leases: true}, spec.Decode(&struct{}{}) }
+	store.Register("test-flaky", store.Type{Check: check, Open: func(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+		if _, err := check(spec); err != nil {
 			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err // the settings check of Load
 		}
 		flaky.mu.Lock()
 		flaky.opens++
@@ -156,7 +156,7 @@ func init() {
 			return nil, errors.New("connection refused")
 		}
 		return memstore.New(), nil
-	})
+	}})
 }
 
 func setFlaky(down bool, gate chan struct{}) {

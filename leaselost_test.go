@@ -32,11 +32,9 @@ func (s losing) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (st
 var losingStores = map[string]*atomic.Bool{}
 
 func init() {
-	store.Register("test-losing", func(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
-		if err := spec.Decode(&struct{}{}); err != nil {
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
+	check := func(spec store.Spec) (store.Facts, error) { return store.Facts{Leases: true}, spec.Decode(&struct{}{}) }
+	store.Register("test-losing", store.Type{Check: check, Open: func(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+		if _, err := check(spec); err != nil {
 			return nil, err
 		}
 		lose, ok := losingStores[spec.Name]
@@ -44,7 +42,7 @@ func init() {
 			return nil, fmt.Errorf("no test switch for store %q", spec.Name)
 		}
 		return losing{memstore.New(), lose}, nil
-	})
+	}})
 }
 
 // TestRuntime_SnowflakeLeaseLostThenLeasedAgain checks that a snowflake whose lease

@@ -14,8 +14,6 @@ import (
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
-	"github.com/cosid-go/cosid/store/sqlstore"
-	"go.yaml.in/yaml/v3"
 )
 
 // policyFields maps the Go fields of segment's policies to their YAML keys.
@@ -62,23 +60,13 @@ func (c Config) check() ([]*plan, error) {
 	if err := store.CheckKey(c.namespace()); err != nil {
 		return nil, configErr(fmt.Errorf("cosid.namespace: %w", err))
 	}
-	leases := map[string]bool{} // the stores that showed they lease slots
+	facts := map[string]store.Facts{} // what each store's type tells of its settings
 	for _, name := range sortedKeys(c.Stores) {
-		if _, ok := store.Lookup(c.Stores[name].Type); !ok {
-			return nil, configErr(unknownType("cosid.stores."+name, c.Stores[name].Type))
-		}
-		st, err := checkStore(name, c.Stores[name], c.Dir)
+		f, err := checkStore(name, c.Stores[name], c.Dir)
 		if err != nil {
 			return nil, err
 		}
-		if st != nil {
-			_, leases[name] = st.(store.SlotLeaseStore)
-			if err := st.Close(); err != nil {
-				return nil, fmt.Errorf("cosid: closing store %q after checking it: %w", name, err)
-			}
-		} else {
-			leases[name] = true // known once it is open
-		}
+		facts[name] = f
 	}
 	plans := make([]*plan, 0, len(c.Generators))
 	for _, name := range sortedKeys(c.Generators) {
@@ -86,10 +74,10 @@ func (c Config) check() ([]*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.checkTimeout(p); err != nil {
+		if err := checkTimeout(p, c.Stores[p.store].Type, facts[p.store]); err != nil {
 			return nil, configErr(err)
 		}
-		if p.strategy == StrategySnowflake && p.machineID == nil && !leases[p.store] {
+		if p.strategy == StrategySnowflake && p.machineID == nil && !facts[p.store].Leases {
 			return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
 		}
 		plans = append(plans, p)
@@ -101,7 +89,7 @@ func (c Config) check() ([]*plan, error) {
 		if _, ok := c.Stores[s]; !ok {
 			return nil, configErr(fmt.Errorf("cosid.serve.store: no store %q; want one of: %s", s, quotedList(sortedKeys(c.Stores))))
 		}
-		if !leases[s] {
+		if !facts[s].Leases {
 			return nil, configErr(fmt.Errorf("cosid.serve.store: store %q (type %s) cannot lease slots, which the served store API offers; want a store that can",
 				s, c.Stores[s].Type))
 		}
@@ -110,42 +98,36 @@ func (c Config) check() ([]*plan, error) {
 }
 
 // checkTimeout checks that a segment's callers never give up on a reservation that
-// its store may still finish.
-func (c Config) checkTimeout(p *plan) error {
-	if p.strategy == StrategySnowflake {
+// its store, of type typ and facts f, may still finish.
+func checkTimeout(p *plan, typ string, f store.Facts) error {
+	if p.strategy == StrategySnowflake || f.Timeout <= p.batch.ReserveTimeout {
 		return nil
 	}
-	sc := c.Stores[p.store]
-	timeout, path, ok := storeTimeout(sc)
-	if !ok || timeout <= p.batch.ReserveTimeout {
-		return nil
+	setting := "cosid.stores." + p.store + ".timeout"
+	if !f.TimeoutSet {
+		setting += ", unset: the default of type " + typ
 	}
 	return p.errorf("reserve-timeout", "reserve-timeout %v is below the store's timeout %v (%s): a caller would give up on reservations the store may still finish; raise reserve-timeout or lower the store's timeout",
-		p.batch.ReserveTimeout, timeout, strings.Replace(path, "@", p.store, 1))
-}
-
-// storeTimeout returns the timeout a store's settings give it: its timeout key, or
-// the default of the sql type. The path has @ for the store's name.
-func storeTimeout(sc StoreConfig) (time.Duration, string, bool) {
-	node, err := sc.settingsNode()
-	if err == nil && node.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(node.Content); i += 2 {
-			if node.Content[i].Value == "timeout" {
-				d, err := time.ParseDuration(node.Content[i+1].Value)
-				return d, "cosid.stores.@.timeout", err == nil
-			}
-		}
-	}
-	if sc.Type == "sql" {
-		return sqlstore.DefaultTimeout, "the default timeout of a store of type sql", true
-	}
-	return 0, "", false
+		p.batch.ReserveTimeout, f.Timeout, setting)
 }
 
 // Codec returns the text form of the segment or snowflake generator name, without
 // opening anything.
-func (c Config) Codec(name string) (codec.Codec, error) {
-	p, err := c.plan(name)
+func (c Config) Codec(name string) (codec.Codec, error) { return codecOf(c, name) }
+
+// GroupedCodec returns the text form of the periodic-segment generator name, without
+// opening anything.
+func (c Config) GroupedCodec(name string) (codec.GroupedCodec, error) { return groupedCodecOf(c, name) }
+
+// planner finds the plan of a generator by name: a Config, which checks it, or a
+// Runtime, which holds it. The lookups that need no store (Codec, GroupedCodec,
+// Decode) take one, so that a Config and its Runtime answer them alike.
+type planner interface {
+	plan(name string) (*plan, error)
+}
+
+func codecOf(ps planner, name string) (codec.Codec, error) {
+	p, err := ps.plan(name)
 	if err != nil {
 		return nil, err
 	}
@@ -155,10 +137,8 @@ func (c Config) Codec(name string) (codec.Codec, error) {
 	return p.codec, nil
 }
 
-// GroupedCodec returns the text form of the periodic-segment generator name, without
-// opening anything.
-func (c Config) GroupedCodec(name string) (codec.GroupedCodec, error) {
-	p, err := c.plan(name)
+func groupedCodecOf(ps planner, name string) (codec.GroupedCodec, error) {
+	p, err := ps.plan(name)
 	if err != nil {
 		return nil, err
 	}
@@ -355,6 +335,18 @@ func loadZone(name string) (*time.Location, error) {
 		return nil, fmt.Errorf("%q is not a known time zone; want an IANA name such as Asia/Shanghai or UTC", name)
 	}
 	return loc, nil
+}
+
+// zoneOf returns the zone of a codec list's friendly item, or UTC.
+func zoneOf(list []CodecItem) *time.Location {
+	for _, it := range list {
+		if it.Friendly != nil && it.Friendly.Zone != "" {
+			if loc, err := loadZone(it.Friendly.Zone); err == nil {
+				return loc
+			}
+		}
+	}
+	return time.UTC
 }
 
 func parseEpoch(s string) (time.Time, error) {

@@ -13,8 +13,9 @@
 //
 // The generators live in package segment (segment, periodic-segment) and package
 // snowflake; their text forms in package codec; the stores in the sub-packages of
-// store. This package links the memory store and the SQL store with its embedded
-// SQLite default; a binary that uses another store type imports its package.
+// store. This package links the memory store and the SQL store, without a
+// database/sql driver: a program on the embedded SQLite default imports
+// _ "modernc.org/sqlite", and one that uses another store type imports its package.
 package cosid
 
 import (
@@ -22,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid/codec"
@@ -30,37 +30,6 @@ import (
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
 )
-
-// ErrConfig is wrapped by every error about the configuration: the message names the
-// YAML path and what is allowed. Load and Open find every such error before any I/O.
-var ErrConfig = errors.New("invalid configuration")
-
-// ErrUnavailable is wrapped by the errors of a store that cannot be reached or used
-// for now, and of the generators on it: a database that is down or refuses the
-// password, a slot namespace with no free slot, a lost lease, a store that did not
-// answer in time. The error also wraps the cause and names the store or generator.
-// It is never a configuration error: the runtime tries again on later calls and
-// works once the store is back, without a restart.
-//
-// It is store.ErrUnavailable, which segment.ErrUnavailable and the snowflake
-// package's ErrLeaseLost and ErrClockBackwards also match: the error of a generator
-// taken with Segment, Periodic or Snowflake, whose Next fails because its store
-// cannot be used, matches it too.
-var ErrUnavailable = store.ErrUnavailable
-
-// ErrNotSetUp is wrapped by the error of a store that was reached but is not set up:
-// an SQL database without CosId's tables, when the store may not create them
-// (options: { initSchema: true }). The message says what to run. It does not match
-// ErrUnavailable, since waiting does not help: an operator must act. The runtime
-// still tries again on later calls, with the backoff of Store, so that it works
-// once the tables exist, without a restart. It is store.ErrNotSetUp.
-var ErrNotSetUp = store.ErrNotSetUp
-
-// ErrUnknownGenerator means no generator of that name, or of that kind, is configured.
-var ErrUnknownGenerator = errors.New("unknown generator")
-
-// ErrUnknownStore means no store of that name is configured.
-var ErrUnknownStore = errors.New("unknown store")
 
 // Runtime holds the stores and generators of a Config. It opens a store when a
 // generator on it, or Store, first needs it, and builds a generator on its first
@@ -127,7 +96,8 @@ func Load(ctx context.Context, path string, opts ...Option) (*Runtime, error) {
 
 // DefaultConfig returns the embedded default: namespace cosid and one store,
 // "default", a SQLite file cosid.db in the working directory (its Dir is empty),
-// created on first use. It configures no generators; callers add theirs.
+// created on first use. It configures no generators; callers add theirs. Its store
+// needs the SQLite driver, which the program imports: _ "modernc.org/sqlite".
 func DefaultConfig() Config {
 	return Config{
 		Namespace: DefaultNamespace,
@@ -196,13 +166,6 @@ func (rt *Runtime) Store(ctx context.Context, name string) (store.RangeStore, er
 		return nil, prefixed(err)
 	}
 	return b.st, nil
-}
-
-func configErr(err error) error {
-	if errors.Is(err, ErrConfig) {
-		return err
-	}
-	return fmt.Errorf("cosid: %w: %w", ErrConfig, err)
 }
 
 // Next returns the text of the next id of the generator name. Its first call builds
@@ -322,14 +285,6 @@ func (g *generator) failed(b *built, err error) error {
 	return fmt.Errorf("generator %q: %w", g.plan.name, err)
 }
 
-// prefixed puts the package's name before an error that does not start with it.
-func prefixed(err error) error {
-	if strings.HasPrefix(err.Error(), "cosid: ") {
-		return err
-	}
-	return fmt.Errorf("cosid: %w", err)
-}
-
 func (rt *Runtime) generator(name string) (*generator, error) {
 	if g := rt.gens[name]; g != nil {
 		return g, nil
@@ -356,27 +311,20 @@ func builtAs[B built](ctx context.Context, rt *Runtime, name string, s Strategy)
 }
 
 // Codec returns the text form of the segment or snowflake generator name.
-func (rt *Runtime) Codec(name string) (codec.Codec, error) {
-	g, err := rt.generator(name)
-	if err != nil {
-		return nil, err
-	}
-	if g.codec == nil {
-		return nil, fmt.Errorf("cosid: %w: %q is a %s generator; its ids have a GroupedCodec", ErrUnknownGenerator, name, g.plan.strategy)
-	}
-	return g.codec, nil
-}
+func (rt *Runtime) Codec(name string) (codec.Codec, error) { return codecOf(rt, name) }
 
 // GroupedCodec returns the text form of the periodic-segment generator name.
 func (rt *Runtime) GroupedCodec(name string) (codec.GroupedCodec, error) {
+	return groupedCodecOf(rt, name)
+}
+
+// plan returns the plan of the generator name, for planner.
+func (rt *Runtime) plan(name string) (*plan, error) {
 	g, err := rt.generator(name)
 	if err != nil {
 		return nil, err
 	}
-	if g.grouped == nil {
-		return nil, fmt.Errorf("cosid: %w: %q is a %s generator, not a periodic-segment one", ErrUnknownGenerator, name, g.plan.strategy)
-	}
-	return g.grouped, nil
+	return g.plan, nil
 }
 
 // GeneratorInfo describes a configured generator.

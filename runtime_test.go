@@ -12,6 +12,8 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/segment"
+
+	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 const memConfig = `

@@ -6,14 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cosid-go/cosid/internal/backoff"
 	"github.com/cosid-go/cosid/store"
-)
-
-// Backoff after a failed reservation: callers fail fast until the retry time, which
-// doubles from minBackoff to maxBackoff while failures go on.
-const (
-	minBackoff = 100 * time.Millisecond
-	maxBackoff = 5 * time.Second
 )
 
 // refill is one reservation. Whoever wins claim runs it: the executor's task, or a
@@ -321,55 +315,38 @@ func (g *Generator) unavailable(err error) error {
 
 func (g *Generator) errClosed() error { return fmt.Errorf("segment %q: %w", g.key, ErrClosed) }
 
-// failureState is the backoff after failed reservations.
+// failureState is the backoff after failed reservations: callers fail fast until
+// the retry time (internal/backoff).
 type failureState struct {
-	count   int       // failures in a row
-	since   time.Time // the first of them
-	lastErr error     // the latest failure
-	fatal   error     // a failure that no retry can mend: sealed, exhausted, refused
-	backoff time.Duration
-	retryAt time.Time
-	retry   *time.Timer // the background retry at retryAt
+	backoff.Backoff
+	fatal error       // a failure that no retry can mend: sealed, exhausted, refused
+	retry *time.Timer // the background retry at the end of the backoff
 }
 
 // check returns nil when a reservation may start now, and otherwise why not.
 func (f *failureState) check(now time.Time) error {
-	switch {
-	case f.fatal != nil:
+	if f.fatal != nil {
 		return f.fatal
-	case now.Before(f.retryAt):
-		failures := "failures"
-		if f.count == 1 {
-			failures = "failure"
-		}
-		return fmt.Errorf("retrying in %v (%d %s since %s): %w",
-			f.retryAt.Sub(now).Round(time.Millisecond), f.count, failures, f.since.Format(time.TimeOnly), f.lastErr)
 	}
-	return nil
+	return f.Err(now)
 }
 
 // fail records err and schedules retry at the end of the backoff. It returns the
 // backoff, or 0 when err is for good.
 func (f *failureState) fail(err error, now time.Time, retry func()) time.Duration {
-	if f.count == 0 {
-		f.since = now
-	}
-	f.count++
-	f.lastErr = err
 	if errors.Is(err, store.ErrSealed) || errors.Is(err, store.ErrExhausted) || errors.Is(err, store.ErrInvalidArgument) {
 		f.fatal = err
 		return 0
 	}
-	f.backoff = min(max(2*f.backoff, minBackoff), maxBackoff)
-	f.retryAt = now.Add(f.backoff)
+	wait := f.Fail(err, now)
 	f.stopRetry()
-	f.retry = time.AfterFunc(f.backoff, retry)
-	return f.backoff
+	f.retry = time.AfterFunc(wait, retry)
+	return wait
 }
 
 // recover resets the backoff after a success and returns the failures it ends.
 func (f *failureState) recover() int {
-	n := f.count
+	n := f.Reset()
 	f.stopRetry()
 	*f = failureState{}
 	return n

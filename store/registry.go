@@ -118,44 +118,78 @@ func (s Spec) Timeout(d, def time.Duration) (time.Duration, error) {
 	return d, nil
 }
 
+// Type is a store type of configurations, as Register makes it available: Check
+// tells what an entry's settings mean without I/O, and Open opens the store. The
+// two steps are apart as in database/sql, whose driver.DriverContext.OpenConnector
+// parses a name and whose Connector.Connect dials: loading a configuration calls
+// Check for every store, and the runtime calls Open when a store is first needed.
+type Type struct {
+	// Check checks an entry's settings and returns their Facts. It does no I/O
+	// beyond reading local files (a password file): it neither dials nor sends
+	// anything, so that a configuration loads while its stores are down. Its errors
+	// are those that Open would return for the same settings.
+	Check func(spec Spec) (Facts, error)
+	// Open opens a store of the type, checking the settings as Check does first.
+	Open OpenFunc
+}
+
+// Facts are what a store type's Check tells of an entry's settings: what the
+// configuration around the store needs to know of it before it is open.
+type Facts struct {
+	// Timeout bounds each call of the store (its Timeouter's answer): the entry's
+	// timeout setting, or DefaultTimeout when it sets none. A caller that gives up
+	// sooner (a segment's reserve-timeout) would abandon calls the store may still
+	// finish. 0 means the store has no timeout of its own (the memory store).
+	Timeout time.Duration
+	// DefaultTimeout is the type's Timeout for an entry that sets none.
+	DefaultTimeout time.Duration
+	// TimeoutSet reports that the entry sets its timeout (the setting timeout, which
+	// Spec.Timeout reads), rather than taking DefaultTimeout.
+	TimeoutSet bool
+	// Leases reports that the store Open returns is a SlotLeaseStore, whose slots
+	// snowflake generators and the served store API lease.
+	Leases bool
+	// Checks says, one line each, what the store checks of the server it reaches,
+	// at open or before its first call, such as "replication: refuses async
+	// replicas unless options.allowAsyncReplicas": for the output of a
+	// configuration check and for docs. A check that fails is an error of Open or
+	// of the store's calls, never of Check.
+	Checks []string
+}
+
 // OpenFunc opens a store of one configuration type from its Spec. The store it
 // returns is a RangeStore, and also a SlotLeaseStore where the type supports leases.
 // Its errors name the YAML path of the setting at fault (Spec.Path and below) and
 // wrap ErrInvalidArgument.
-//
-// Loading a configuration checks its stores' settings without I/O by calling each
-// OpenFunc with a canceled ctx: an OpenFunc checks every setting it can (reading
-// local files such as a password file is allowed), and then, before it dials or
-// sends anything, returns an error wrapping ctx.Err() when ctx is done.
 type OpenFunc func(ctx context.Context, spec Spec) (RangeStore, error)
 
 var (
 	registryMu sync.RWMutex
-	registry   = map[string]OpenFunc{}
+	registry   = map[string]Type{}
 )
 
 // Register makes a store type available to configurations under the name typ, the
 // way database/sql drivers register: a store package calls it from init, and a
-// binary links the types it imports. Register panics if typ is empty, open is nil,
-// or typ is already registered.
-func Register(typ string, open OpenFunc) {
+// binary links the types it imports. Register panics if typ is empty, t.Check or
+// t.Open is nil, or typ is already registered.
+func Register(typ string, t Type) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	if typ == "" || open == nil {
-		panic("store: Register needs a type name and an OpenFunc")
+	if typ == "" || t.Check == nil || t.Open == nil {
+		panic("store: Register needs a type name, a Check and an Open")
 	}
 	if _, dup := registry[typ]; dup {
 		panic(fmt.Sprintf("store: Register called twice for type %q", typ))
 	}
-	registry[typ] = open
+	registry[typ] = t
 }
 
-// Lookup returns the OpenFunc registered for typ.
-func Lookup(typ string) (OpenFunc, bool) {
+// Lookup returns the Type registered as typ.
+func Lookup(typ string) (Type, bool) {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
-	open, ok := registry[typ]
-	return open, ok
+	t, ok := registry[typ]
+	return t, ok
 }
 
 // Types returns the registered type names, sorted.

@@ -80,10 +80,13 @@ func TestCheckLeaseRequest(t *testing.T) {
 
 func TestRegister(t *testing.T) {
 	open := func(context.Context, store.Spec) (store.RangeStore, error) { return nil, nil }
+	check := func(store.Spec) (store.Facts, error) { return store.Facts{Leases: true}, nil }
 	typ := "test-" + rand.Text() // unique, so that -count runs register afresh
-	store.Register(typ, open)
-	if _, ok := store.Lookup(typ); !ok {
+	store.Register(typ, store.Type{Check: check, Open: open})
+	if got, ok := store.Lookup(typ); !ok {
 		t.Error("Lookup of a registered type failed")
+	} else if facts, _ := got.Check(store.Spec{}); !facts.Leases {
+		t.Errorf("Lookup returned a Type whose Check answers %+v, not the registered one's", facts)
 	}
 	if _, ok := store.Lookup("never-registered"); ok {
 		t.Error("Lookup of an unknown type succeeded")
@@ -92,9 +95,10 @@ func TestRegister(t *testing.T) {
 		t.Errorf("Types() = %v lacks the registered type", store.Types())
 	}
 	for name, f := range map[string]func(){
-		"Duplicate": func() { store.Register(typ, open) },
-		"EmptyType": func() { store.Register("", open) },
-		"NilOpen":   func() { store.Register("test-nil", nil) },
+		"Duplicate": func() { store.Register(typ, store.Type{Check: check, Open: open}) },
+		"EmptyType": func() { store.Register("", store.Type{Check: check, Open: open}) },
+		"NilOpen":   func() { store.Register("test-nil-open", store.Type{Check: check}) },
+		"NilCheck":  func() { store.Register("test-nil-check", store.Type{Open: open}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

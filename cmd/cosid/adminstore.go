@@ -124,7 +124,8 @@ func (f *adminFlags) open(ctx context.Context, cmd *cobra.Command, logger *slog.
 // its relative file names are read from dir, the configuration's directory.
 func openAdmin(ctx context.Context, name string, sc cosid.StoreConfig, dir string, logger *slog.Logger) (store.Admin, error) {
 	path := "cosid.stores." + name
-	open, ok := store.Lookup(sc.Type)
+	openType, ok := store.Lookup(sc.Type)
+	open := openType.Open
 	if !ok {
 		return nil, fmt.Errorf("%s.type: unknown store type %q; this binary has: %s", path, sc.Type, strings.Join(store.Types(), ", "))
 	}

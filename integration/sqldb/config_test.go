@@ -91,7 +91,8 @@ func writeTemp(t *testing.T, content string) string {
 // configured table names), not the Go option, and is short: no DDL script in it.
 func TestConfig_MissingTablesNameTheYAMLSetting(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bare.db")
-	open, _ := store.Lookup("sql")
+	typ, _ := store.Lookup("sql")
+	open := typ.Open
 	st, err := open(t.Context(), testenv.Spec("db", "driver: sqlite\ndsn: "+path+"\noptions: { rangeTable: ids }", nil))
 	if err == nil {
 		st.Close()
@@ -161,7 +162,8 @@ func TestConfig_PasswordFileOnRealServers(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "db.pass"), []byte(password+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			open, _ := store.Lookup("sql")
+			typ, _ := store.Lookup("sql")
+			open := typ.Open
 			spec := testenv.Spec("db", "driver: "+b.driver+"\ndsn: '"+dsn+"'\npassword-file: db.pass\ntimeout: 5s\n"+
 				"options: { initSchema: true, rangeTable: h19a_pwfile_range, slotTable: h19a_pwfile_slot, namespaceTable: h19a_pwfile_ns }", nil)
 			spec.Dir = dir

@@ -198,8 +198,8 @@ func TestReplicationGate_ConfigOptInIsWarnedAtStart(t *testing.T) {
 	dsn := testenv.Server(t, testenv.Postgres)
 	var log bytes.Buffer
 	text := "driver: pgx\ndsn: " + strconv.Quote(dsn) + "\ntimeout: 10s\noptions: { allowAsyncReplicas: true, initSchema: true, rangeTable: gate_range, slotTable: gate_slot, namespaceTable: gate_ns }\n"
-	open, _ := store.Lookup("sql")
-	st, err := open(t.Context(), testenv.Spec("gate", text, slog.New(slog.NewTextHandler(&log, nil))))
+	typ, _ := store.Lookup("sql")
+	st, err := typ.Open(t.Context(), testenv.Spec("gate", text, slog.New(slog.NewTextHandler(&log, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,8 @@ func (quiet) Printf(context.Context, string, ...any) {}
 
 // openUntil opens the job's store, trying again while the proxy refuses it.
 func openUntil(t *testing.T, j job, deadline time.Time) store.RangeStore {
-	open, ok := store.Lookup(j.StoreType)
+	openType, ok := store.Lookup(j.StoreType)
+	open := openType.Open
 	if !ok {
 		t.Fatalf("store type %q is not linked into the test binary", j.StoreType)
 	}

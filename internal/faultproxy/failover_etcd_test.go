@@ -171,7 +171,8 @@ func quorumStore(ms []*quorumMember, typ, list, options string) opener {
 		addrs = append(addrs, strconv.Quote(m.client))
 	}
 	yaml := fmt.Sprintf("%s: [%s]\ntimeout: %v\noptions: %s\n", list, strings.Join(addrs, ", "), storeTimeout, options)
-	openStore, _ := store.Lookup(typ)
+	openStoreType, _ := store.Lookup(typ)
+	openStore := openStoreType.Open
 	return func(ctx context.Context) (store.RangeStore, error) {
 		return openStore(ctx, testenv.Spec("failover", yaml, slog.New(slog.DiscardHandler)))
 	}

@@ -172,7 +172,8 @@ func (rt *redisTopology) nodeAt(addr string) *redisNode {
 // opener opens a store through the Sentinels, from YAML settings as a user would
 // write them, with options added to its options.
 func (rt *redisTopology) opener(options string) opener {
-	open, _ := store.Lookup("redis")
+	openType, _ := store.Lookup("redis")
+	open := openType.Open
 	yaml := fmt.Sprintf("sentinels: [%s]\nmaster-name: %s\ntimeout: %v\noptions: { prefix: \"f:\", %s }\n",
 		strings.Join(rt.sentinels, ", "), sentinelMaster, storeTimeout, options)
 	return func(ctx context.Context) (store.RangeStore, error) {

@@ -15,7 +15,7 @@ import (
 	"github.com/cosid-go/cosid/store"
 )
 
-func init() { store.Register("etcd", openSpec) }
+func init() { store.Register("etcd", store.Type{Check: checkSpec, Open: openSpec}) }
 
 // specConfig is the configuration of a store of type etcd:
 //
@@ -48,36 +48,69 @@ type tlsConfig struct {
 	ServerName string     `yaml:"server-name"`
 }
 
+// parsed is a store of type etcd as its settings give it, checked.
+type parsed struct {
+	client clientv3.Config
+	opts   []Option
+	facts  store.Facts
+}
+
+// checkSpec checks the settings of a store of type etcd, without I/O (it reads
+// password-file and the TLS files), and returns their facts.
+func checkSpec(spec store.Spec) (store.Facts, error) {
+	p, err := parseSpec(spec)
+	return p.facts, err
+}
+
 // openSpec opens a store of type etcd on a client of its own, which the store's
-// Close closes. Its errors name the field of spec at fault and the values it allows.
-func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
+// Close closes.
+func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+	p, err := parseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	client, err := clientv3.New(p.client)
+	if err != nil {
+		return nil, fmt.Errorf("%s: etcdstore: making a client of %v: %w", spec.Path, p.client.Endpoints, err)
+	}
+	st, err := newStore(client, true, p.opts)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	}
+	return st, nil
+}
+
+// parseSpec checks the settings of spec. Its errors name the field of spec at fault
+// and the values it allows.
+func parseSpec(spec store.Spec) (parsed, error) {
 	var c specConfig
 	if err := spec.DecodeSettings(&c); err != nil {
-		return nil, err
+		return parsed{}, err
 	}
 	bad := spec.Invalid
 	if len(c.Endpoints) == 0 {
-		return nil, bad("endpoints", "missing; want a list of the cluster's client addresses, such as [127.0.0.1:2379]")
+		return parsed{}, bad("endpoints", "missing; want a list of the cluster's client addresses, such as [127.0.0.1:2379]")
 	}
 	for i, e := range c.Endpoints {
 		if e == "" || strings.ContainsAny(e, " \t\n") {
-			return nil, bad(fmt.Sprintf("endpoints[%d]", i), "%q is not an address; want host:port or a URL such as https://host:2379", e)
+			return parsed{}, bad(fmt.Sprintf("endpoints[%d]", i), "%q is not an address; want host:port or a URL such as https://host:2379", e)
 		}
 	}
 	switch {
 	case c.Username != "" && c.PasswordFile == "":
-		return nil, bad("password-file", "missing; a username needs the file of its password")
+		return parsed{}, bad("password-file", "missing; a username needs the file of its password")
 	case c.Username == "" && c.PasswordFile != "":
-		return nil, bad("username", "missing; a password-file needs the user it belongs to")
+		return parsed{}, bad("username", "missing; a password-file needs the user it belongs to")
 	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
-		return nil, err
+		return parsed{}, err
 	}
 	prefix := DefaultPrefix
 	if c.Options.Prefix != "" {
 		if err := checkPrefix(c.Options.Prefix); err != nil {
-			return nil, bad("options.prefix", "%v", err)
+			return parsed{}, bad("options.prefix", "%v", err)
 		}
 		prefix = c.Options.Prefix
 	}
@@ -87,7 +120,7 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	if c.PasswordFile != "" {
 		b, err := os.ReadFile(string(c.PasswordFile))
 		if err != nil {
-			return nil, bad("password-file", "%v", err)
+			return parsed{}, bad("password-file", "%v", err)
 		}
 		cfg.Password, _, _ = strings.Cut(string(b), "\n")
 		cfg.Password = strings.TrimSuffix(cfg.Password, "\r")
@@ -95,16 +128,9 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	if c.TLS != nil {
 		t, field, err := c.TLS.config()
 		if err != nil {
-			return nil, bad("tls."+field, "%v", err)
+			return parsed{}, bad("tls."+field, "%v", err)
 		}
 		cfg.TLS = t
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // the settings are good; Load checks them so, with no I/O
-	}
-	client, err := clientv3.New(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: etcdstore: making a client of %v: %w", spec.Path, c.Endpoints, err)
 	}
 	opts := []Option{WithPrefix(prefix), WithTimeout(timeout)}
 	if c.Options.AllowUnsafeVersion {
@@ -113,12 +139,16 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	if spec.Logger != nil {
 		opts = append(opts, WithLogger(spec.Logger))
 	}
-	st, err := newStore(client, true, opts)
-	if err != nil {
-		client.Close()
-		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	release := "release: refuses a member on etcd 3.5.0 to 3.5.2, which can lose acknowledged writes after a crash, unless options.allowUnsafeVersion; before the first call, after failed ones and every minute"
+	if c.Options.AllowUnsafeVersion {
+		release = "release: accepts a member on etcd 3.5.0 to 3.5.2 with a warning (options.allowUnsafeVersion)"
 	}
-	return st, nil
+	checks := []string{"reach: connects on the first call, within timeout", release}
+	if c.Username != "" {
+		checks[0] = "reach: signs in as username at open, within timeout"
+	}
+	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: checks}
+	return parsed{client: cfg, opts: opts, facts: facts}, nil
 }
 
 // config returns the TLS configuration, or the field at fault and why.

@@ -51,7 +51,7 @@ func TestConfig_OpensEtcdStore(t *testing.T) {
 	if resp, err := newClient(t, ep).Get(t.Context(), prefix+"cosid/event/held/0"); err != nil || len(resp.Kvs) != 1 {
 		t.Errorf("the held key of the snowflake generator's slot: %v, %v", resp, err)
 	}
-	if open, ok := store.Lookup("etcd"); !ok || open == nil {
+	if typ, ok := store.Lookup("etcd"); !ok || typ.Check == nil || typ.Open == nil {
 		t.Error(`store type "etcd" is not registered`)
 	}
 }

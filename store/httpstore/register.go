@@ -19,35 +19,57 @@ type settings struct {
 
 // The configuration type "http": url (required), token-file (a file holding the
 // bearer token; a relative name is read from the configuration file's directory)
-// and timeout (default DefaultTimeout).
+// and timeout (default DefaultTimeout). Check makes the Store, which does no I/O,
+// to check the settings as Open does.
 func init() {
-	store.Register("http", func(_ context.Context, spec store.Spec) (store.RangeStore, error) {
-		var c settings
-		if err := spec.DecodeSettings(&c); err != nil {
-			return nil, err
-		}
-		if c.URL == "" {
-			return nil, fmt.Errorf("%s.url: missing; want the URL of a cosid serve, such as http://127.0.0.1:8686", spec.Path)
-		}
-		var opts []Option
-		if c.TokenFile != "" {
-			data, err := os.ReadFile(string(c.TokenFile))
+	store.Register("http", store.Type{
+		Check: func(spec store.Spec) (store.Facts, error) {
+			st, set, err := openSpec(spec)
 			if err != nil {
-				return nil, fmt.Errorf("%s.token-file: %w", spec.Path, err)
+				return store.Facts{}, err
 			}
-			token := strings.TrimSpace(string(data))
-			if token == "" {
-				return nil, fmt.Errorf("%s.token-file: %s is empty; want the bearer token of the server", spec.Path, c.TokenFile)
+			facts := store.Facts{Timeout: st.Timeout(), DefaultTimeout: DefaultTimeout, TimeoutSet: set, Leases: true, Checks: []string{
+				"server: reached on the first call, not at open; every answer is checked before the store returns it, and no redirect is followed",
+			}}
+			return facts, st.Close()
+		},
+		Open: func(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+			st, _, err := openSpec(spec)
+			if err != nil {
+				return nil, err
 			}
-			opts = append(opts, WithToken(token))
-		}
-		if c.Timeout != 0 {
-			opts = append(opts, WithTimeout(c.Timeout))
-		}
-		st, err := New(c.URL, opts...)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", spec.Path, err)
-		}
-		return st, nil
+			return st, nil
+		},
 	})
+}
+
+// openSpec makes the Store of spec, and reports whether it sets the timeout.
+func openSpec(spec store.Spec) (*Store, bool, error) {
+	var c settings
+	if err := spec.DecodeSettings(&c); err != nil {
+		return nil, false, err
+	}
+	if c.URL == "" {
+		return nil, false, fmt.Errorf("%s.url: missing; want the URL of a cosid serve, such as http://127.0.0.1:8686", spec.Path)
+	}
+	var opts []Option
+	if c.TokenFile != "" {
+		data, err := os.ReadFile(string(c.TokenFile))
+		if err != nil {
+			return nil, false, fmt.Errorf("%s.token-file: %w", spec.Path, err)
+		}
+		token := strings.TrimSpace(string(data))
+		if token == "" {
+			return nil, false, fmt.Errorf("%s.token-file: %s is empty; want the bearer token of the server", spec.Path, c.TokenFile)
+		}
+		opts = append(opts, WithToken(token))
+	}
+	if c.Timeout != 0 {
+		opts = append(opts, WithTimeout(c.Timeout))
+	}
+	st, err := New(c.URL, opts...)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", spec.Path, err)
+	}
+	return st, c.Timeout != 0, nil
 }

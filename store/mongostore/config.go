@@ -13,7 +13,7 @@ import (
 	"github.com/cosid-go/cosid/store"
 )
 
-func init() { store.Register("mongodb", openSpec) }
+func init() { store.Register("mongodb", store.Type{Check: checkSpec, Open: openSpec}) }
 
 // specConfig is the configuration of a store of type mongodb:
 //
@@ -42,31 +42,64 @@ type specConfig struct {
 // maxDatabaseLen is the longest database name MongoDB accepts, in bytes.
 const maxDatabaseLen = 63
 
+// parsed is a store of type mongodb as its settings give it, checked.
+type parsed struct {
+	client   *options.ClientOptions
+	database string
+	opts     []Option
+	facts    store.Facts
+}
+
+// checkSpec checks the settings of a store of type mongodb, without I/O, and
+// returns their facts.
+func checkSpec(spec store.Spec) (store.Facts, error) {
+	p, err := parseSpec(spec)
+	return p.facts, err
+}
+
 // openSpec opens a store of type mongodb on a client of its own, which the store's
-// Close disconnects. Its errors name the field of spec at fault and the values it
-// allows; they never repeat the URI, which may hold a password.
-func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
+// Close disconnects.
+func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+	p, err := parseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	client, err := mongo.Connect(p.client)
+	if err != nil {
+		return nil, fmt.Errorf("%s: mongostore: making a client: %w", spec.Path, err)
+	}
+	st, err := newStore(client.Database(p.database), true, p.opts)
+	if err != nil {
+		client.Disconnect(context.Background())
+		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	}
+	return st, nil
+}
+
+// parseSpec checks the settings of spec. Its errors name the field of spec at fault
+// and the values it allows; they never repeat the URI, which may hold a password.
+func parseSpec(spec store.Spec) (parsed, error) {
 	var c specConfig
 	if err := spec.DecodeSettings(&c); err != nil {
-		return nil, err
+		return parsed{}, err
 	}
 	bad := spec.Invalid
 	if c.URI == "" {
-		return nil, bad("uri", "missing; want a MongoDB connection string such as mongodb://127.0.0.1:27017/")
+		return parsed{}, bad("uri", "missing; want a MongoDB connection string such as mongodb://127.0.0.1:27017/")
 	}
 	co := options.Client().ApplyURI(uriFiles(c.URI, spec))
 	if err := co.Validate(); err != nil {
-		return nil, bad("uri", "not a MongoDB connection string (mongodb://host:port/?options): %v", err)
+		return parsed{}, bad("uri", "not a MongoDB connection string (mongodb://host:port/?options): %v", err)
 	}
 	switch {
 	case c.Database == "":
-		return nil, bad("database", "missing; want the name of the database that holds the collections %s and %s", RangeCollection, SlotCollection)
+		return parsed{}, bad("database", "missing; want the name of the database that holds the collections %s and %s", RangeCollection, SlotCollection)
 	case len(c.Database) > maxDatabaseLen || strings.ContainsAny(c.Database, "/\\. \"$*<>:|?\x00"):
-		return nil, bad("database", "%q is not a database name: at most %d bytes, none of /\\. \"$*<>:|?", c.Database, maxDatabaseLen)
+		return parsed{}, bad("database", "%q is not a database name: at most %d bytes, none of /\\. \"$*<>:|?", c.Database, maxDatabaseLen)
 	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
-		return nil, err
+		return parsed{}, err
 	}
 	opts := []Option{WithTimeout(timeout)}
 	if c.Options.AllowFerretDB {
@@ -77,24 +110,22 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	}
 	if wc := co.WriteConcern; wc != nil && wc.W != nil && wc.W != "majority" {
 		if !c.Options.WeakWriteConcern {
-			return nil, fmt.Errorf("%s.uri: %w: %w: the URI asks for w=%v; a failover could roll back an acknowledged reservation. Drop w= from the URI for majority, or set options.weakWriteConcern: true",
+			return parsed{}, fmt.Errorf("%s.uri: %w: %w: the URI asks for w=%v; a failover could roll back an acknowledged reservation. Drop w= from the URI for majority, or set options.weakWriteConcern: true",
 				spec.Path, store.ErrInvalidArgument, ErrWeakWriteConcern, wc.W)
+		}
+		if err := checkWriteConcern(wc); err != nil { // as New would refuse it
+			return parsed{}, fmt.Errorf("%s: mongostore: %w", spec.Path, err)
 		}
 		opts = append(opts, WithWeakWriteConcern(wc))
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // the settings are good; Load checks them so, with no I/O
+	server := "server: refuses FerretDB, whose updates are not atomic, unless options.allowFerretDB; before the first operation and after a failed one"
+	if c.Options.AllowFerretDB {
+		server = "server: accepts FerretDB with a warning (options.allowFerretDB)"
 	}
-	client, err := mongo.Connect(co)
-	if err != nil {
-		return nil, fmt.Errorf("%s: mongostore: making a client: %w", spec.Path, err)
-	}
-	st, err := newStore(client.Database(c.Database), true, opts)
-	if err != nil {
-		client.Disconnect(context.Background())
-		return nil, fmt.Errorf("%s: %w", spec.Path, err)
-	}
-	return st, nil
+	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: []string{
+		"reach: connects on the first operation, within timeout", server,
+	}}
+	return parsed{client: co, database: c.Database, opts: opts, facts: facts}, nil
 }
 
 // fileOptions are the connection string options that name a file, in lower case (the

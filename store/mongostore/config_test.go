@@ -55,7 +55,8 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 // only with the explicit opt-in, and that New refuses an unacknowledged write
 // concern even then.
 func TestWriteConcern_MajorityUnlessOptedIn(t *testing.T) {
-	open, _ := store.Lookup("mongodb")
+	typ, _ := store.Lookup("mongodb")
+	open := typ.Open
 	st, err := open(context.Background(), spec("uri: mongodb://127.0.0.1:1/?w=1\ndatabase: d\noptions: { weakWriteConcern: true }"))
 	if err != nil {
 		t.Fatalf("w=1 with weakWriteConcern: %v", err)

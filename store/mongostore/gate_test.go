@@ -63,7 +63,8 @@ func TestReplicationGate_FerretDBRefused(t *testing.T) {
 	}
 
 	yaml := "uri: " + uri + "\ndatabase: " + db + "\ntimeout: 3s"
-	open, _ := store.Lookup("mongodb")
+	typ, _ := store.Lookup("mongodb")
+	open := typ.Open
 	refused, err := open(t.Context(), testenv.Spec("ids", yaml, slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)

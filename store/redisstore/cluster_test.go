@@ -70,7 +70,8 @@ func TestCluster_Kits(t *testing.T) {
 func TestConfig_Cluster(t *testing.T) {
 	t.Parallel()
 	addr := startCluster(t)
-	open, _ := store.Lookup("redis")
+	typ, _ := store.Lookup("redis")
+	open := typ.Open
 	st, err := open(t.Context(), spec("addrs: ["+addr+"]\ntimeout: 5s"))
 	if err != nil {
 		t.Fatal(err)

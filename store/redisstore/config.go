@@ -14,7 +14,7 @@ import (
 	"github.com/cosid-go/cosid/store"
 )
 
-func init() { store.Register("redis", openSpec) }
+func init() { store.Register("redis", store.Type{Check: checkSpec, Open: openSpec}) }
 
 // specConfig is the configuration of a store of type redis:
 //
@@ -45,6 +45,32 @@ type specConfig struct {
 		ReplicaTimeout     time.Duration `yaml:"replicaTimeout"`
 		AllowAsyncReplicas bool          `yaml:"allowAsyncReplicas"`
 	} `yaml:"options"`
+}
+
+// checkSpec checks the settings of a store of type redis, without I/O (it reads
+// password-file), and returns their facts.
+func checkSpec(spec store.Spec) (store.Facts, error) {
+	var c specConfig
+	if err := spec.DecodeSettings(&c); err != nil {
+		return store.Facts{}, err
+	}
+	_, cfg, err := c.client(spec)
+	if err != nil {
+		return store.Facts{}, err
+	}
+	durability := "durability: refuses a server without appendonly yes and appendfsync always, or whose settings it cannot read, unless options.allowVolatile"
+	if cfg.volatile {
+		durability = "durability: accepts a server that can lose writes, with a warning (options.allowVolatile)"
+	}
+	replication := "replication: refuses a replica, and a master with replicas its writes do not wait for (more than options.replicas), unless options.allowAsyncReplicas; again on every new connection"
+	if cfg.asyncReplicas {
+		replication = "replication: refuses a replica; accepts replicas its writes do not wait for, with a warning (options.allowAsyncReplicas); again on every new connection"
+	}
+	if cfg.replicas > 0 {
+		replication += fmt.Sprintf("; refuses a master with fewer than %d replicas (options.replicas)", cfg.replicas)
+	}
+	return store.Facts{Timeout: cfg.timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true,
+		Checks: []string{"reach: reads the server's persistence settings within timeout", durability, replication}}, nil
 }
 
 // openSpec opens a store of type redis, with a client that the store owns. Its

@@ -40,7 +40,8 @@ func TestConfig_OpensRedisStore(t *testing.T) {
 // writes, naming the entry and the option that accepts it, and that the option does.
 func TestConfig_Volatile(t *testing.T) {
 	addr := testenv.Server(t, testenv.Redis)
-	open, _ := store.Lookup("redis")
+	typ, _ := store.Lookup("redis")
+	open := typ.Open
 	_, err := open(t.Context(), spec("addr: "+addr))
 	if !errors.Is(err, redisstore.ErrVolatileServer) {
 		t.Fatalf("open on a volatile server: %v, want ErrVolatileServer", err)
@@ -90,7 +91,8 @@ func TestConfig_PasswordFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte("not-the-password\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	open, _ := store.Lookup("redis")
+	typ, _ := store.Lookup("redis")
+	open := typ.Open
 	_, err := open(t.Context(), spec("addr: "+addr+"\nusername: cosid-nobody\npassword-file: "+file))
 	if err == nil || !strings.Contains(err.Error(), "cosid.stores.cache") {
 		t.Fatalf("open with a wrong password: %v, want an error naming the entry", err)

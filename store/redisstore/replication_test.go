@@ -201,7 +201,8 @@ func FuzzParseReplication(f *testing.F) {
 // openSpec opens a store of type redis from its YAML settings.
 func openSpec(t *testing.T, yaml string) (store.RangeStore, error) {
 	t.Helper()
-	open, _ := store.Lookup("redis")
+	typ, _ := store.Lookup("redis")
+	open := typ.Open
 	return open(t.Context(), testenv.Spec("cache", yaml, discard()))
 }
 

@@ -13,7 +13,7 @@ import (
 // DefaultTimeout bounds every statement of a store configured without a timeout.
 const DefaultTimeout = 2 * time.Second
 
-func init() { store.Register("sql", openSpec) }
+func init() { store.Register("sql", store.Type{Check: checkSpec, Open: openSpec}) }
 
 // specConfig is the configuration of a store of type sql:
 //
@@ -44,31 +44,61 @@ type specConfig struct {
 	} `yaml:"options"`
 }
 
-// openSpec opens a store of type sql. Its errors name the field of spec at fault and
-// the values it allows.
+// parsed is a store of type sql as its settings give it, checked.
+type parsed struct {
+	driver, dsn string
+	timeout     time.Duration
+	opts        []Option
+	facts       store.Facts
+}
+
+// checkSpec checks the settings of a store of type sql, without I/O (it reads
+// dsn-file and password-file), and returns their facts.
+func checkSpec(spec store.Spec) (store.Facts, error) {
+	p, err := parseSpec(spec)
+	return p.facts, err
+}
+
+// openSpec opens a store of type sql.
 func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
+	p, err := parseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	st, err := open(ctx, p.driver, p.dsn, p.timeout, buildConfig(p.opts))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	}
+	return st, nil
+}
+
+// parseSpec checks the settings of spec. Its errors name the field of spec at fault
+// and the values it allows.
+func parseSpec(spec store.Spec) (parsed, error) {
 	var c specConfig
 	if err := spec.DecodeSettings(&c); err != nil {
-		return nil, err
+		return parsed{}, err
 	}
 	bad := spec.Invalid
 	switch {
 	case c.Driver == "":
-		return nil, bad("driver", "missing; want one of pgx, mysql, sqlserver, sqlite (or another registered database/sql driver)")
+		return parsed{}, bad("driver", "missing; want one of pgx, mysql, sqlserver, sqlite (or another registered database/sql driver)")
 	case checkDriver(c.Driver) != nil:
-		return nil, bad("driver", "%v", checkDriver(c.Driver))
+		return parsed{}, bad("driver", "%v", checkDriver(c.Driver))
 	case c.DSN != "" && c.DSNFile != "":
-		return nil, bad("dsn-file", "set beside dsn; set one of them")
+		return parsed{}, bad("dsn-file", "set beside dsn; set one of them")
 	case c.DSN == "" && c.DSNFile == "":
-		return nil, bad("dsn", "missing; want the driver's data source name, such as postgres://user@host/db or cosid.db, or a dsn-file that holds it")
+		return parsed{}, bad("dsn", "missing; want the driver's data source name, such as postgres://user@host/db or cosid.db, or a dsn-file that holds it")
 	}
 	dsn, err := specDSN(spec, c)
 	if err != nil {
-		return nil, err
+		return parsed{}, err
 	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
-		return nil, err
+		return parsed{}, err
 	}
 	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect), WithAllowAsyncReplicas(c.Options.AllowAsyncReplicas), withSettingsPath(spec.Path)}
 	if spec.Logger != nil {
@@ -76,13 +106,13 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 	}
 	if d := c.Options.Dialect; d != "" {
 		if _, ok := lookupDialect(d); !ok {
-			return nil, bad("options.dialect", "%q is unknown; want one of %s (or leave it out to detect it)", d, strings.Join(Dialects(), ", "))
+			return parsed{}, bad("options.dialect", "%q is unknown; want one of %s (or leave it out to detect it)", d, strings.Join(Dialects(), ", "))
 		}
 	}
 	if p := c.Options.FetchPlan; p != "" {
 		plan, err := ParseFetchPlan(p)
 		if err != nil {
-			return nil, bad("options.fetchPlan", "%v", err)
+			return parsed{}, bad("options.fetchPlan", "%v", err)
 		}
 		opts = append(opts, WithFetchPlan(plan))
 	}
@@ -94,17 +124,32 @@ func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
 			continue
 		}
 		if err := checkTableName(f.name); err != nil {
-			return nil, bad(f.field, "%v", err)
+			return parsed{}, bad(f.field, "%v", err)
 		}
 	}
 	opts = append(opts, WithTables(t))
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	st, err := open(ctx, c.Driver, dsn, timeout, buildConfig(opts))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: checks(c)}
+	return parsed{driver: c.Driver, dsn: dsn, timeout: timeout, opts: opts, facts: facts}, nil
+}
+
+// checks says what a store of the settings c checks of its database when it opens.
+func checks(c specConfig) []string {
+	dialect := "dialect: detects it from the server"
+	if c.Options.Dialect != "" {
+		dialect = "dialect: checks that the server is " + c.Options.Dialect + " (options.dialect)"
 	}
-	return st, nil
+	replication := "replication: refuses async replicas, commits that wait for no flush or no replica, and Galera, unless options.allowAsyncReplicas; a standby or a read-only server always"
+	switch {
+	case isSQLite(c.Driver) || c.Driver == "sqlserver":
+		replication = "replication: none, for " + c.Driver
+	case c.Options.AllowAsyncReplicas:
+		replication = "replication: accepts async replicas and unflushed commits with a warning (options.allowAsyncReplicas); refuses a standby or a read-only server"
+	}
+	tables := "tables: refuses a database without CosId's tables (ErrNotSetUp), unless options.initSchema creates them"
+	if c.Options.InitSchema {
+		tables = "tables: creates those that are missing (options.initSchema)"
+	}
+	return []string{"reach: pings the database within timeout", dialect, replication, tables}
 }
 
 // specDSN returns the DSN of the settings c: dsn, or the content of dsn-file; a

@@ -126,7 +126,7 @@ var driverImports = map[string]string{
 }
 
 func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg config) (*Store, error) {
-	if isSQLite(driver) && ctx.Err() == nil {
+	if isSQLite(driver) {
 		if name, ok := sqliteCreates(dsn); ok {
 			if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
 				// A new file is a new sequence: say where, in case it is not the

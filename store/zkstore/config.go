@@ -13,7 +13,7 @@ import (
 	"github.com/cosid-go/cosid/store"
 )
 
-func init() { store.Register("zookeeper", openSpec) }
+func init() { store.Register("zookeeper", store.Type{Check: checkSpec, Open: openSpec}) }
 
 // SessionTimeout is the ZooKeeper session timeout of the connections that the
 // configuration type "zookeeper" opens. The store keeps no ephemeral znodes, so a
@@ -35,51 +35,74 @@ type specConfig struct {
 	} `yaml:"options"`
 }
 
+// parsed is a store of type zookeeper as its settings give it, checked.
+type parsed struct {
+	servers []string
+	opts    []Option
+	facts   store.Facts
+}
+
+// checkSpec checks the settings of a store of type zookeeper, without I/O, and
+// returns their facts.
+func checkSpec(spec store.Spec) (store.Facts, error) {
+	p, err := parseSpec(spec)
+	return p.facts, err
+}
+
 // openSpec opens a store of type zookeeper on a connection of its own, which the
-// store's Close closes. Its errors name the field of spec at fault and the values it
-// allows.
-func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return nil, err
-	}
-	bad := spec.Invalid
-	if len(c.Servers) == 0 {
-		return nil, bad("servers", "missing; want a list of the ensemble's client addresses, such as [127.0.0.1:2181]")
-	}
-	for i, srv := range c.Servers {
-		if _, _, err := net.SplitHostPort(srv); err != nil || strings.ContainsAny(srv, " \t\n/") {
-			return nil, bad(fmt.Sprintf("servers[%d]", i), "%q is not an address; want host:port such as 127.0.0.1:2181", srv)
-		}
-	}
-	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
+// store's Close closes.
+func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
+	p, err := parseSpec(spec)
 	if err != nil {
 		return nil, err
-	}
-	root := DefaultRoot
-	if c.Options.Root != "" {
-		if err := checkRoot(c.Options.Root); err != nil {
-			return nil, bad("options.root", "%v", err)
-		}
-		root = c.Options.Root
 	}
 	logger := spec.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // the settings are good; Load checks them so, with no I/O
-	}
-	conn, _, err := zk.Connect(c.Servers, SessionTimeout, zk.WithLogger(zkLogger{logger}), zk.WithLogInfo(false))
+	conn, _, err := zk.Connect(p.servers, SessionTimeout, zk.WithLogger(zkLogger{logger}), zk.WithLogInfo(false))
 	if err != nil {
-		return nil, fmt.Errorf("%s: zkstore: connecting to %v: %w", spec.Path, c.Servers, err)
+		return nil, fmt.Errorf("%s: zkstore: connecting to %v: %w", spec.Path, p.servers, err)
 	}
-	st, err := newStore(conn, true, []Option{WithRoot(root), WithTimeout(timeout)})
+	st, err := newStore(conn, true, p.opts)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s: %w", spec.Path, err)
 	}
 	return st, nil
+}
+
+// parseSpec checks the settings of spec. Its errors name the field of spec at fault
+// and the values it allows.
+func parseSpec(spec store.Spec) (parsed, error) {
+	var c specConfig
+	if err := spec.DecodeSettings(&c); err != nil {
+		return parsed{}, err
+	}
+	bad := spec.Invalid
+	if len(c.Servers) == 0 {
+		return parsed{}, bad("servers", "missing; want a list of the ensemble's client addresses, such as [127.0.0.1:2181]")
+	}
+	for i, srv := range c.Servers {
+		if _, _, err := net.SplitHostPort(srv); err != nil || strings.ContainsAny(srv, " \t\n/") {
+			return parsed{}, bad(fmt.Sprintf("servers[%d]", i), "%q is not an address; want host:port such as 127.0.0.1:2181", srv)
+		}
+	}
+	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
+	if err != nil {
+		return parsed{}, err
+	}
+	root := DefaultRoot
+	if c.Options.Root != "" {
+		if err := checkRoot(c.Options.Root); err != nil {
+			return parsed{}, bad("options.root", "%v", err)
+		}
+		root = c.Options.Root
+	}
+	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: []string{
+		"reach: connects in the background from open; each call waits for the session within timeout",
+	}}
+	return parsed{servers: c.Servers, opts: []Option{WithRoot(root), WithTimeout(timeout)}, facts: facts}, nil
 }
 
 // zkLogger passes the ZooKeeper client's log lines, such as a lost connection, to

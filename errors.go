@@ -1,0 +1,73 @@
+package cosid
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// ErrConfig is wrapped by every error about the configuration: the message names the
+// YAML path and what is allowed. Load and Open find every such error before any I/O.
+var ErrConfig = errors.New("invalid configuration")
+
+// ErrUnavailable is wrapped by the errors of a store that cannot be reached or used
+// for now, and of the generators on it: a database that is down or refuses the
+// password, a slot namespace with no free slot, a lost lease, a store that did not
+// answer in time. The error also wraps the cause and names the store or generator.
+// It is never a configuration error: the runtime tries again on later calls and
+// works once the store is back, without a restart.
+//
+// It is store.ErrUnavailable, which segment.ErrUnavailable and the snowflake
+// package's ErrLeaseLost and ErrClockBackwards also match: the error of a generator
+// taken with Segment, Periodic or Snowflake, whose Next fails because its store
+// cannot be used, matches it too.
+var ErrUnavailable = store.ErrUnavailable
+
+// ErrNotSetUp is wrapped by the error of a store that was reached but is not set up:
+// an SQL database without CosId's tables, when the store may not create them
+// (options: { initSchema: true }). The message says what to run. It does not match
+// ErrUnavailable, since waiting does not help: an operator must act. The runtime
+// still tries again on later calls, with the backoff of Store, so that it works
+// once the tables exist, without a restart. It is store.ErrNotSetUp.
+var ErrNotSetUp = store.ErrNotSetUp
+
+// ErrUnknownGenerator means no generator of that name, or of that kind, is configured.
+var ErrUnknownGenerator = errors.New("unknown generator")
+
+// ErrUnknownStore means no store of that name is configured.
+var ErrUnknownStore = errors.New("unknown store")
+
+func configErr(err error) error {
+	if errors.Is(err, ErrConfig) {
+		return err
+	}
+	return fmt.Errorf("cosid: %w: %w", ErrConfig, err)
+}
+
+// prefixed puts the package's name before an error that does not start with it.
+func prefixed(err error) error {
+	if strings.HasPrefix(err.Error(), "cosid: ") {
+		return err
+	}
+	return fmt.Errorf("cosid: %w", err)
+}
+
+// sortedKeys returns m's keys in order, so that errors and start-up are repeatable.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func quotedList(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}

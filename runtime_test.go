@@ -237,31 +237,6 @@ func TestOpen_ProgrammaticConfig(t *testing.T) {
 	}
 }
 
-func TestLoad_NoFileGivesTheSQLiteDefault(t *testing.T) {
-	t.Chdir(t.TempDir())
-	cfg := cosid.DefaultConfig()
-	cfg.Generators["order"] = cosid.GeneratorConfig{Strategy: "segment", Store: cosid.DefaultStore}
-	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
-	if err != nil {
-		t.Fatalf("Open(DefaultConfig): %v", err)
-	}
-	if text, err := rt.Next("order"); err != nil || text != "1" {
-		t.Errorf("Next = %q, %v", text, err)
-	}
-	rt.Close()
-	if _, err := os.Stat("cosid.db"); err != nil {
-		t.Errorf("the default store made no cosid.db in the working directory: %v", err)
-	}
-	rt, err = cosid.Load(t.Context(), "", cosid.WithLogger(nil))
-	if err != nil {
-		t.Fatalf("Load of no file: %v", err)
-	}
-	defer rt.Close()
-	if len(rt.Generators()) != 0 {
-		t.Errorf("the default has generators: %v", rt.Generators())
-	}
-}
-
 // TestLoad_MissingFileIsAnError checks that a path that names no file is an error,
 // not the default: a typo must not hand out ids from a new ./cosid.db.
 func TestLoad_MissingFileIsAnError(t *testing.T) {

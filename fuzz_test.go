@@ -9,8 +9,6 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/segment"
-
-	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 // FuzzParseConfig checks that no text makes ParseConfig or Validate panic, and that

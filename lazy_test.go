@@ -3,8 +3,6 @@ package cosid_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -14,8 +12,6 @@ import (
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
-
-	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 // fakeClock is the clock of the runtime's retry backoff in tests.
@@ -36,15 +32,15 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// downConfig has a generator on a SQLite store whose directory does not exist yet
-// (the store is down until the test makes it), and one on the memory store.
-func downConfig(dir string) string {
+// downConfig has a generator of each strategy on a store that is down until the test
+// brings it up (the test-flaky type below), and one on the memory store.
+func downConfig() string {
 	return `
 cosid:
   namespace: app
   stores:
     mem: { type: memory }
-    db: { type: sql, driver: sqlite, dsn: ` + filepath.Join(dir, "later", "ids.db") + `, timeout: 3s, options: { initSchema: true } }
+    db: { type: test-flaky }
   generators:
     order: { strategy: segment, store: db, step: 10, lookahead: 0s }
     bill: { strategy: periodic-segment, store: db, period: YEAR, zone: UTC, step: 10, lookahead: 0s }
@@ -53,20 +49,21 @@ cosid:
 `
 }
 
-func openDown(t *testing.T) (*cosid.Runtime, *fakeClock, string) {
+func openDown(t *testing.T) (*cosid.Runtime, *fakeClock) {
 	t.Helper()
-	dir := t.TempDir()
-	cfg, err := cosid.ParseConfig([]byte(downConfig(dir)))
+	setFlaky(true, nil)
+	t.Cleanup(func() { setFlaky(false, nil) })
+	cfg, err := cosid.ParseConfig([]byte(downConfig()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := &fakeClock{now: time.Date(2026, 10, 27, 9, 0, 0, 0, time.UTC)}
-	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithClock(clock.Now))
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithRetryClock(clock.Now))
 	if err != nil {
 		t.Fatalf("Open with a store down: %v", err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	return rt, clock, filepath.Join(dir, "later")
+	return rt, clock
 }
 
 // TestRuntime_StoreDownThenUp is the service that starts while its database is down:
@@ -74,7 +71,7 @@ func openDown(t *testing.T) (*cosid.Runtime, *fakeClock, string) {
 // store answer ErrUnavailable with the cause, and they work once the store is back,
 // without a restart.
 func TestRuntime_StoreDownThenUp(t *testing.T) {
-	rt, clock, later := openDown(t)
+	rt, clock := openDown(t)
 	if text, err := rt.Next(t.Context(), "local"); err != nil || text != "1" {
 		t.Fatalf("Next(local) while another store is down = %q, %v", text, err)
 	}
@@ -83,16 +80,14 @@ func TestRuntime_StoreDownThenUp(t *testing.T) {
 		if !errors.Is(err, cosid.ErrUnavailable) || errors.Is(err, cosid.ErrConfig) {
 			t.Fatalf("Next(%s) on a down store: %v; want ErrUnavailable, not ErrConfig", name, err)
 		}
-		if !strings.Contains(err.Error(), `store "db"`) || !strings.Contains(err.Error(), "unable to open database file") {
+		if !strings.Contains(err.Error(), `store "db"`) || !strings.Contains(err.Error(), "connection refused") {
 			t.Errorf("Next(%s): %v; want it to name the store and say the cause", name, err)
 		}
 	}
 	if _, err := rt.Store(t.Context(), "db"); !errors.Is(err, cosid.ErrUnavailable) || !strings.HasPrefix(err.Error(), `cosid: store "db" unavailable: `) {
 		t.Errorf("Store(db) while down: %v, want ErrUnavailable naming the store", err)
 	}
-	if err := os.Mkdir(later, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	setFlaky(false, nil)
 	_, err := rt.Next(t.Context(), "order")
 	if !errors.Is(err, cosid.ErrUnavailable) || !strings.Contains(err.Error(), "retrying in") {
 		t.Errorf("Next(order) within the backoff: %v; want it to say when it retries", err)
@@ -181,7 +176,7 @@ func TestRuntime_OneOpenAtATimeAndBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithClock(clock.Now))
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithRetryClock(clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,6 +81,13 @@ func WithSnowflakeOptions(f func(generator, store string) []snowflake.Option) Op
 // slog.Default()); nil logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(o *runtimeOptions) { o.logger = l } }
 
+// WithRetryClock sets the clock of the runtime's retry backoff (default time.Now):
+// after a store or generator fails to open, calls fail fast with ErrUnavailable
+// until the backoff, read on this clock, has passed. A test moves it to end a
+// backoff without waiting. It changes no generator's clock: segment.WithClock and
+// snowflake.WithClock, through WithSegmentOptions and WithSnowflakeOptions, do that.
+func WithRetryClock(now func() time.Time) Option { return func(o *runtimeOptions) { o.now = now } }
+
 // Load reads the configuration file at path and opens it, as Open does. A path
 // that does not exist is an error; an empty path gives DefaultConfig.
 func Load(ctx context.Context, path string, opts ...Option) (*Runtime, error) {

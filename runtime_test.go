@@ -12,8 +12,6 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/segment"
-
-	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
 )
 
 const memConfig = `
@@ -236,31 +234,6 @@ func TestOpen_ProgrammaticConfig(t *testing.T) {
 	cfg.Stores["m"] = cosid.StoreConfig{Type: "memory", Settings: map[string]any{"x": 1}}
 	if _, err := cosid.Open(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "cosid.stores.m.x: unknown key") {
 		t.Errorf("Settings with an unknown key: %v", err)
-	}
-}
-
-func TestLoad_NoFileGivesTheSQLiteDefault(t *testing.T) {
-	t.Chdir(t.TempDir())
-	cfg := cosid.DefaultConfig()
-	cfg.Generators["order"] = cosid.GeneratorConfig{Strategy: "segment", Store: cosid.DefaultStore}
-	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
-	if err != nil {
-		t.Fatalf("Open(DefaultConfig): %v", err)
-	}
-	if text, err := rt.Next(t.Context(), "order"); err != nil || text != "1" {
-		t.Errorf("Next = %q, %v", text, err)
-	}
-	rt.Close()
-	if _, err := os.Stat("cosid.db"); err != nil {
-		t.Errorf("the default store made no cosid.db in the working directory: %v", err)
-	}
-	rt, err = cosid.Load(t.Context(), "", cosid.WithLogger(nil))
-	if err != nil {
-		t.Fatalf("Load of no file: %v", err)
-	}
-	defer rt.Close()
-	if len(rt.Generators()) != 0 {
-		t.Errorf("the default has generators: %v", rt.Generators())
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 	"github.com/cosid-go/cosid/store/memstore"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL run of the forged revert
-	_ "modernc.org/sqlite"             // its SQLite run: the root does not link the driver
+	_ "modernc.org/sqlite"             // its SQLite run, which the root no longer links
 )
 
 // newTrustServer returns the Server of rt with opts; the security tests make their

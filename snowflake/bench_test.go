@@ -5,16 +5,13 @@ import (
 	"testing"
 	"time"
 
-	bwmarrin "github.com/bwmarrin/snowflake"
-	"github.com/sony/sonyflake"
-
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store/memstore"
 )
 
-// The baselines run in the same run as the generator: bwmarrin/snowflake (a mutex
-// and a monotonic clock read per id) and sony/sonyflake (256 ids per 10ms), at their
-// own layouts and, for bwmarrin, at the layout of the generator benchmark beside it.
+// The generator's hot path beside a bare atomic counter, the floor of any id
+// generator in one process. The comparisons with bwmarrin/snowflake and
+// sony/sonyflake, modules of their own, are in bench/snowflakebase.
 
 var sink int64
 
@@ -41,19 +38,6 @@ func benchLeased(b *testing.B, l snowflake.Layout) *snowflake.Generator {
 	}
 	b.Cleanup(func() { g.Close() })
 	return g
-}
-
-// bwmarrinNode returns a bwmarrin node with the given bits; bwmarrin reads them from
-// package variables when it makes a node.
-func bwmarrinNode(b *testing.B, nodeBits, stepBits uint8) *bwmarrin.Node {
-	defer func(n, s uint8) { bwmarrin.NodeBits, bwmarrin.StepBits = n, s }(bwmarrin.NodeBits, bwmarrin.StepBits)
-	bwmarrin.NodeBits, bwmarrin.StepBits = nodeBits, stepBits
-	bwmarrin.Epoch = snowflake.DefaultLayout().Epoch.UnixMilli()
-	n, err := bwmarrin.NewNode(1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return n
 }
 
 // reportRate reports the ids made per millisecond, to set beside the layout's
@@ -101,22 +85,26 @@ func BenchmarkTimeNow(b *testing.B) {
 	}
 }
 
+// BenchmarkAtomicAdd is the baseline: one atomic add per id, as the generator's
+// sequence within a millisecond is.
+func BenchmarkAtomicAdd(b *testing.B) {
+	var n atomic.Int64
+	runNext(b, func() int64 { return n.Add(1) })
+}
+
+// BenchmarkAtomicAddParallel is BenchmarkAtomicAdd from every P at once, on one
+// shared counter.
+func BenchmarkAtomicAddParallel(b *testing.B) {
+	var n atomic.Int64
+	runNextParallel(b, func() int64 { return n.Add(1) })
+}
+
 func BenchmarkNext_Default(b *testing.B) {
 	runNext(b, nextOf(b, benchFixed(b, snowflake.DefaultLayout())))
 }
 
-func BenchmarkBwmarrin_Default(b *testing.B) {
-	n := bwmarrinNode(b, 10, 12)
-	runNext(b, func() int64 { return n.Generate().Int64() })
-}
-
 func BenchmarkNextParallel_Default(b *testing.B) {
 	runNextParallel(b, nextOf(b, benchFixed(b, snowflake.DefaultLayout())))
-}
-
-func BenchmarkBwmarrinParallel_Default(b *testing.B) {
-	n := bwmarrinNode(b, 10, 12)
-	runNextParallel(b, func() int64 { return n.Generate().Int64() })
 }
 
 func BenchmarkNext_Seq18(b *testing.B) { runNext(b, nextOf(b, benchFixed(b, wide()))) }
@@ -125,32 +113,4 @@ func BenchmarkNext_Seq18(b *testing.B) { runNext(b, nextOf(b, benchFixed(b, wide
 // first id of every Unit also checks the clock against the store's.
 func BenchmarkNext_Seq18Leased(b *testing.B) { runNext(b, nextOf(b, benchLeased(b, wide()))) }
 
-func BenchmarkBwmarrin_Seq18(b *testing.B) {
-	n := bwmarrinNode(b, 4, 18)
-	runNext(b, func() int64 { return n.Generate().Int64() })
-}
-
 func BenchmarkNextParallel_Seq18(b *testing.B) { runNextParallel(b, nextOf(b, benchFixed(b, wide()))) }
-
-func BenchmarkBwmarrinParallel_Seq18(b *testing.B) {
-	n := bwmarrinNode(b, 4, 18)
-	runNextParallel(b, func() int64 { return n.Generate().Int64() })
-}
-
-func sonyflakeNext(b *testing.B) func() int64 {
-	sf, err := sonyflake.New(sonyflake.Settings{MachineID: func() (uint16, error) { return 1, nil }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return func() int64 {
-		v, err := sf.NextID()
-		if err != nil {
-			b.Fatal(err)
-		}
-		return int64(v)
-	}
-}
-
-func BenchmarkSonyflake(b *testing.B) { runNext(b, sonyflakeNext(b)) }
-
-func BenchmarkSonyflakeParallel(b *testing.B) { runNextParallel(b, sonyflakeNext(b)) }

@@ -24,9 +24,10 @@ var secretFile = regexp.MustCompile(`[a-z]+-file: ([\w.-]+)`)
 var yamlBlock = regexp.MustCompile("(?s)```yaml( check)?\n(.*?)```")
 
 // TestDocs_ExamplesOpen opens every YAML example of the docs and the example
-// cosid.yaml, and takes an id of each generator, so the docs cannot drift from the code.
+// cosid.yaml (of the repository's root, two directories up), and takes an id of each
+// generator, so the docs cannot drift from the code.
 func TestDocs_ExamplesOpen(t *testing.T) {
-	files, err := filepath.Glob("docs/*.md")
+	files, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 			examples[filepath.Base(f)+"#"+string(rune('1'+i))] = example{text: string(m[2]), checkOnly: len(m[1]) > 0}
 		}
 	}
-	data, err := os.ReadFile("cosid.yaml")
+	data, err := os.ReadFile("../../cosid.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 // docs/configuration.md and checks that the runtime prints those words; "…" in the
 // docs stands for any text.
 func TestDocs_ErrorTextIsPrinted(t *testing.T) {
-	data, err := os.ReadFile("docs/configuration.md")
+	data, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}

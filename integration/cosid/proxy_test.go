@@ -110,7 +110,7 @@ cosid:
 		t.Fatal(err)
 	}
 	clock := &fakeClock{now: time.Date(2026, 10, 27, 9, 0, 0, 0, time.UTC)}
-	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithClock(clock.Now))
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithRetryClock(clock.Now))
 	if err != nil {
 		t.Fatalf("Open while the database is down: %v", err)
 	}

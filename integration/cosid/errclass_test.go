@@ -111,8 +111,9 @@ func TestErrors_OneErrUnavailable(t *testing.T) {
 
 // TestErrors_MissingTablesAreNotSetUpNotUnavailable checks issue 19's missing table:
 // a database without CosId's tables, and initSchema off, answers ErrNotSetUp (a
-// setup error that says what to run), not ErrUnavailable, also on the calls within
-// the retry backoff; once the tables exist the generator works without a restart.
+// setup error that says what to run), not ErrUnavailable, also on the call after
+// it, within the retry backoff or past it; once the tables exist the generator works
+// without a restart.
 func TestErrors_MissingTablesAreNotSetUpNotUnavailable(t *testing.T) {
 	dir := t.TempDir()
 	dsn := filepath.Join(dir, "bare.db")
@@ -122,7 +123,7 @@ func TestErrors_MissingTablesAreNotSetUpNotUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithClock(clock.Now))
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithRetryClock(clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

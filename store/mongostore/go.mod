@@ -1,0 +1,19 @@
+module github.com/cosid-go/cosid/store/mongostore
+
+go 1.26.0
+
+require (
+	github.com/cosid-go/cosid v0.0.0-00010101000000-000000000000
+	go.mongodb.org/mongo-driver/v2 v2.10.0
+)
+
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/xdg-go/scram v1.4.0 // indirect
+	github.com/xdg-go/stringprep v1.0.4 // indirect
+	github.com/youmark/pkcs8 v0.0.0-20240726163527-a2c0da244d78 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)

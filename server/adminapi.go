@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // adminRoutes registers the admin operations of the store API (store.Admin), which

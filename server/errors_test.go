@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
 	_ "github.com/cosid-go/cosid/store/httpstore"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // TestErrors_BadRequests sends requests that are wrong in one way each: every one

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/wire"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // FuzzStoreAPI_Body posts any body to every route of the store API: the answer is

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/wire"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // readyTimeout bounds every readiness check, so that a hung store makes /readyz

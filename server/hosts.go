@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/wire"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // IsLoopback reports whether addr ("host:port", or a host) listens on a loopback

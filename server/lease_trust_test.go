@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/internal/testenv"
-	"github.com/cosid-go/cosid/internal/wire"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 	"github.com/cosid-go/cosid/store/memstore"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL run of the forged revert

@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cosid-go/cosid/internal/wire"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 	"github.com/cosid-go/cosid/store/storekit"
 )
 

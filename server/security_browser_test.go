@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store/memstore"
 )
 

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 	"github.com/cosid-go/cosid/store/memstore"
 )
 

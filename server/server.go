@@ -26,9 +26,9 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/metrics"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // DefaultBodyLimit is the largest request body a Server reads without WithBodyLimit.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/wire"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 func TestAuth_BearerToken(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/server"
 	"github.com/cosid-go/cosid/store/memstore"
 )

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/httpstore"
 	"github.com/cosid-go/cosid/store/storetest"

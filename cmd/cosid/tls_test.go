@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store/httpstore"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key to dir and returns their

@@ -12,7 +12,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store"
 )
 

@@ -17,8 +17,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/cosid-go/cosid/internal/faultproxy"
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/faultproxy"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 )
 
 // backend is a server the harness runs the stores on: its store type, where its

@@ -6,7 +6,7 @@ import (
 	"io"
 	"net"
 
-	"github.com/cosid-go/cosid/internal/faultproxy"
+	"github.com/cosid-go/cosid/internal/testkit/faultproxy"
 )
 
 // A proxy stands between a client and a server; a test dials the proxy and sets

@@ -17,8 +17,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/cosid-go/cosid/internal/faultproxy"
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/faultproxy"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store/sqlstore"
 )
 

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/faultproxy"
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/faultproxy"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	_ "github.com/cosid-go/cosid/store/zkstore"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/faultproxy"
+	"github.com/cosid-go/cosid/internal/testkit/faultproxy"
 	"github.com/cosid-go/cosid/segment"
 )
 

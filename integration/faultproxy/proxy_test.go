@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/faultproxy"
+	"github.com/cosid-go/cosid/internal/testkit/faultproxy"
 )
 
 // echo starts a server that writes back every line it reads.

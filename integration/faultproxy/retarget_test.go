@@ -5,7 +5,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/faultproxy"
+	"github.com/cosid-go/cosid/internal/testkit/faultproxy"
 )
 
 // named starts a server that writes name and a newline to every connection.

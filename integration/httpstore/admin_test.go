@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/server"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/httpstore"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 	"github.com/cosid-go/cosid/store/memstore"
 	"github.com/cosid-go/cosid/store/storetest"
 )

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/server"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/httpstore"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 	"github.com/cosid-go/cosid/store/memstore"
 	"github.com/cosid-go/cosid/store/storetest"
 )

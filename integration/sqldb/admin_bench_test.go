@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 )
 
 // BenchmarkKeys_Page100 lists a page of 100 keys on PostgreSQL beside its baseline,

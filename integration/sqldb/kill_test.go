@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
 )

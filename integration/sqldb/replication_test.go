@@ -18,7 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
 )

@@ -32,8 +32,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 	"github.com/cosid-go/cosid/store/storekit"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 var _ store.Pinger = (*Store)(nil)

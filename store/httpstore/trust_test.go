@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosid-go/cosid/internal/wire"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/httpstore"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // fake starts a server that answers every call with status and body.

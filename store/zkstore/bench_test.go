@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/cosid-go/cosid/internal/testenv"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store/zkstore"
 )
 

@@ -16,5 +16,5 @@ func ReplayCommand(seed uint64, test, env string) string {
 	if len(plantTags) > 0 {
 		tags = " -tags " + strings.Join(plantTags, ",")
 	}
-	return fmt.Sprintf("%sCOSID_SIM_SEED=%d go test -count=1%s -run '^%s$' ./internal/sim", env, seed, tags, test)
+	return fmt.Sprintf("%sCOSID_SIM_SEED=%d go test -count=1%s -run '^%s$' ./internal/testkit/sim", env, seed, tags, test)
 }

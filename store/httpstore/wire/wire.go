@@ -1,6 +1,12 @@
 // Package wire is the JSON of the store API that package server serves and package
-// httpstore calls: the request and response bodies, and the error codes that carry
-// the store's sentinel errors across HTTP and back.
+// httpstore calls: the paths, the request and response bodies, and the error codes that
+// carry the store's sentinel errors across HTTP and back.
+//
+// It is public so that a client in another process or language, or a server of its own,
+// can speak the store API without copying its types: docs/server.md describes the same
+// routes. The package is versioned with the core module, and a change to a body or a
+// code here is a change to the protocol of every deployed cosid serve, so fields are
+// only ever added.
 package wire
 
 import (

@@ -3,7 +3,7 @@ package leasemodel_test
 import (
 	"fmt"
 
-	"github.com/cosid-go/cosid/internal/leasemodel"
+	"github.com/cosid-go/cosid/internal/testkit/leasemodel"
 )
 
 // Explore finds the planted defect, a take that ignores the Ceiling of an owner

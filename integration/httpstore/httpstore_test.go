@@ -174,7 +174,7 @@ func TestConfig_TypeHTTP(t *testing.T) {
 	cfg, err := cosid.ParseConfig([]byte(`
 cosid:
   stores:
-    ids: { type: http, urls: ["` + "http://"+testenv.ClosedAddr(t) + `", "` + url + `"], token-file: ` + tokenFile + `, timeout: 2s }
+    ids: { type: http, urls: ["` + "http://" + testenv.ClosedAddr(t) + `", "` + url + `"], token-file: ` + tokenFile + `, timeout: 2s }
   generators:
     order: { strategy: segment, store: ids, reserve-timeout: 3s }
 `))

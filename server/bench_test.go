@@ -75,6 +75,9 @@ func BenchmarkNext(b *testing.B) {
 	// stack buffer, on every request.
 	const token = "a-token-of-48-bytes-0123456789abcdef0123456789ab"
 	withToken := mustNew(b, rt, WithLogger(nil), WithToken(token))
+	// served is the handler of cosid serve on a loopback address: the host guard, the
+	// metrics and the token.
+	served := mustNew(b, rt, WithLogger(nil), WithToken(token), WithMetrics(m, http.NotFoundHandler())).HTTPServer("127.0.0.1:8686").Handler
 	for _, bc := range []struct {
 		name, target string
 		header       []string
@@ -82,13 +85,16 @@ func BenchmarkNext(b *testing.B) {
 		{"count=1", "/v1/generators/order/next", nil},
 		{"count=1/metrics", "/v1/generators/order/next", nil},
 		{"count=1/token", "/v1/generators/order/next", []string{"Authorization", "Bearer " + token}},
+		{"count=1/served", "http://127.0.0.1:8686/v1/generators/order/next", []string{"Authorization", "Bearer " + token}},
 		{"count=100", "/v1/generators/order/next?count=100", nil},
 		{"count=1000", "/v1/generators/order/next?count=1000", nil},
 		{"count=1000/json", "/v1/generators/order/next?count=1000", []string{"Accept", "application/json"}},
 		{"count=1000/codec", "/v1/generators/code/next?count=1000", nil},
 	} {
-		h := s
+		var h http.Handler = s
 		switch bc.name {
+		case "count=1/served":
+			h = served
 		case "count=1/metrics":
 			h = withMetrics
 		case "count=1/token":

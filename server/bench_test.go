@@ -1,8 +1,11 @@
 package server
 
 import (
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -101,5 +104,71 @@ func BenchmarkNext(b *testing.B) {
 			h = withToken
 		}
 		b.Run(bc.name, func(b *testing.B) { benchHandler(b, h, bc.target, bc.header...) })
+	}
+}
+
+// BenchmarkLoopback serves single ids over a real loopback connection, as cosid serve
+// does (HTTPServer: its timeouts and Host guard, metrics, a token), beside a bare
+// net/http server answering a constant (bench/constserver), in the same run; the
+// clients keep 64 connections busy, as bench/serve.sh's wrk does.
+func BenchmarkLoopback(b *testing.B) {
+	cfg, err := cosid.ParseConfig([]byte(benchConfig))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := cosid.Open(b.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	const token = "a-token-of-48-bytes-0123456789abcdef0123456789ab"
+	body := []byte("42\n")
+	constant := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write(body)
+	})
+	srv := mustNew(b, rt, WithLogger(nil), WithToken(token), WithMetrics(m, http.NotFoundHandler()))
+	for _, bc := range []struct {
+		name, path string
+		server     func() *http.Server // a server is closed at the end of each run
+	}{
+		{"bare", "/", func() *http.Server { return &http.Server{Handler: constant} }},
+		{"next", "/v1/generators/order/next", func() *http.Server { return srv.HTTPServer("127.0.0.1:0") }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			hs := bc.server()
+			go hs.Serve(ln)
+			defer hs.Close()
+			tr := &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr}
+			url := "http://" + ln.Addr().String() + bc.path
+			b.SetParallelism(64 / runtime.GOMAXPROCS(0))
+			b.RunParallel(func(pb *testing.PB) {
+				req, _ := http.NewRequest(http.MethodGet, url, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				for pb.Next() {
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("%s: %d", url, resp.StatusCode)
+						return
+					}
+				}
+			})
+		})
 	}
 }

@@ -5,10 +5,14 @@
 #   bench/serve.sh                 # memory store, 10s per case
 #   DURATION=30s bench/serve.sh
 #   DSN='postgres://postgres@127.0.0.1:5432/test?sslmode=disable' bench/serve.sh
+#   ROUNDS=5 bench/serve.sh        # 5 alternating rounds of bare and count=1
 #
 # Prints, per case: requests/s, ids/s, and the p50 and p99 latency that wrk measured,
 # at full load (CONNS connections) and at light load (LIGHT connections); then the
-# latency of single ids at a fixed rate (RATE requests/s, an open loop: bench/rateload).
+# latency of single ids at a fixed rate (RATE requests/s, an open loop: bench/rateload,
+# vegeta's attacker, with the latency from when each request was due). Then ROUNDS
+# rounds that alternate the bare server and single ids at full load, each with its
+# ratio, so that a machine whose load changes shows it rather than skews one figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +20,7 @@ DURATION=${DURATION:-10s}
 CONNS=${CONNS:-64}
 LIGHT=${LIGHT:-4}
 RATE=${RATE:-25000}
+ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-1}
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 
@@ -65,6 +70,7 @@ run() {
 	p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
 	p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
 	printf '%-22s %5s conns %12.0f req/s %14.0f ids/s   p50 %8s   p99 %8s\n' "$1" "$4" "$rps" "$(awk "BEGIN {print $rps * $3}")" "$p50" "$p99"
+	last_rps=$rps
 }
 
 echo "cosid serve vs bare net/http on $(nproc) cores, wrk -t$THREADS, $DURATION each ($(go version | cut -d' ' -f3))"
@@ -79,3 +85,10 @@ printf '%-22s ' "bare net/http constant"
 "$work/rateload" -url "http://127.0.0.1:18687/" -rate "$RATE" -duration "$DURATION"
 printf '%-22s ' "next count=1"
 "$work/rateload" -url "http://127.0.0.1:18686/v1/generators/order/next" -rate "$RATE" -duration "$DURATION"
+echo "single ids beside the bare server, $ROUNDS alternating rounds at $CONNS connections:"
+for round in $(seq "$ROUNDS"); do
+	run "bare net/http constant" "http://127.0.0.1:18687/" 0 "$CONNS"
+	bare=$last_rps
+	run "next count=1" "http://127.0.0.1:18686/v1/generators/order/next" 1 "$CONNS"
+	printf 'round %d: next count=1 at %.1f%% of the bare server\n' "$round" "$(awk "BEGIN {print 100 * $last_rps / $bare}")"
+done

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cosid-go/cosid/store/httpstore/wire"
@@ -37,9 +38,19 @@ func loopbackHost(host string) bool {
 // hostGuard answers only requests whose Host header names a loopback address, or
 // one of the server's allowed hosts: the handler of a server bound to loopback. A
 // page of evil.example whose name resolves to 127.0.0.1 sends Host: evil.example.
-type hostGuard struct{ s *Server }
+type hostGuard struct {
+	s *Server
+	// ok is the last Host header answered: every request of a client names the same
+	// one, and whether a Host is answered depends on nothing else, so a request
+	// naming it again is answered without parsing it.
+	ok atomic.Pointer[string]
+}
 
 func (g *hostGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if last := g.ok.Load(); last != nil && *last == r.Host {
+		g.s.ServeHTTP(w, r)
+		return
+	}
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
@@ -50,6 +61,8 @@ func (g *hostGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"this server listens on a loopback address and answers only a loopback Host, not %q; add it to serve.allowed-hosts to answer it", r.Host))
 		return
 	}
+	answered := r.Host
+	g.ok.Store(&answered)
 	g.s.ServeHTTP(w, r)
 }
 

@@ -191,6 +191,19 @@ func TestSecurity_H2_LoopbackRefusesForeignHost(t *testing.T) {
 			t.Errorf("Host %q: %d %s, want %d", host, rec.Code, rec.Body.String(), want)
 		}
 	}
+	// The guard remembers the Host it answered last: a foreign one right after it is
+	// still refused.
+	for _, host := range []string{"evil.example", "evil.example:8686", "127.0.0.1.evil.example", "localhost.evil.example:8686", ""} {
+		for i, h := range []string{"127.0.0.1:8686", host, "127.0.0.1:8686", host} {
+			req := httptest.NewRequestWithContext(t.Context(), "GET", "/v1/generators", nil)
+			req.Host = h
+			rec := httptest.NewRecorder()
+			loop.ServeHTTP(rec, req)
+			if want := map[bool]int{true: 200, false: 403}[i%2 == 0]; rec.Code != want {
+				t.Errorf("Host %q after 127.0.0.1:8686: %d, want %d", h, rec.Code, want)
+			}
+		}
+	}
 	req := httptest.NewRequestWithContext(t.Context(), "GET", "/v1/generators", nil)
 	req.Host = "evil.example"
 	rec := httptest.NewRecorder()

@@ -41,3 +41,30 @@ func Example() {
 	fmt.Println(a, b)
 	// Output: 1 2
 }
+
+// A store over two servers of one store, of which the first is down: the call that
+// finds it refusing goes on to the second, and the later calls start there.
+func ExampleNewServers() {
+	ctx := context.Background()
+	rt, _ := cosid.Open(ctx, cosid.Config{}, cosid.WithLogger(nil))
+	defer rt.Close()
+	shared := memstore.New()
+	srvA, _ := server.New(rt, server.WithStore(shared))
+	srvB, _ := server.New(rt, server.WithStore(shared.Sibling()))
+	a, b := httptest.NewServer(srvA), httptest.NewServer(srvB)
+	defer b.Close()
+	a.Close() // a is down: a connection to it is refused
+
+	st, err := httpstore.NewServers([]string{a.URL, b.URL}, httpstore.WithTimeout(2*time.Second))
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	r1, err := st.Reserve(ctx, "app/order", 100, 1)
+	if err != nil {
+		panic(err)
+	}
+	r2, _ := st.Reserve(ctx, "app/order", 100, 1)
+	fmt.Println(r1, r2)
+	// Output: [1, 101) [101, 201)
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/server"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/httpstore"
@@ -163,7 +164,7 @@ func TestNew_BadArguments(t *testing.T) {
 }
 
 // TestConfig_TypeHTTP opens a runtime whose generator is on a store of type http
-// reading its token from a file.
+// reading its token from a file, over two servers of which the first is down.
 func TestConfig_TypeHTTP(t *testing.T) {
 	url := serve(t, memstore.New(), server.WithToken("from-file"))
 	tokenFile := filepath.Join(t.TempDir(), "token")
@@ -173,7 +174,7 @@ func TestConfig_TypeHTTP(t *testing.T) {
 	cfg, err := cosid.ParseConfig([]byte(`
 cosid:
   stores:
-    ids: { type: http, url: "` + url + `", token-file: ` + tokenFile + `, timeout: 2s }
+    ids: { type: http, urls: ["` + "http://" + testenv.ClosedAddr(t) + `", "` + url + `"], token-file: ` + tokenFile + `, timeout: 2s }
   generators:
     order: { strategy: segment, store: ids, reserve-timeout: 3s }
 `))
@@ -196,6 +197,11 @@ func TestConfig_Errors(t *testing.T) {
 		{`{ type: http, url: "x" }`, "cosid.stores.ids"},
 		{`{ type: http, url: "http://h", token-file: /nonexistent/token }`, "cosid.stores.ids.token-file"},
 		{`{ type: http, url: "http://h", tls: true }`, "tls"},
+		{`{ type: http, url: "http://a", urls: ["http://b"] }`, "both url and urls are set"},
+		{`{ type: http, urls: [] }`, "cosid.stores.ids.urls: empty"},
+		{`{ type: http, urls: ["http://a:1", "http://a:1/"] }`, `cosid.stores.ids.urls: httpstore: invalid argument: urls[1] "http://a:1/" is urls[0] again`},
+		{`{ type: http, urls: ["http://a:1", "a:2"] }`, `cosid.stores.ids.urls: httpstore: invalid argument: url "a:2"`},
+		{`{ type: http, urls: "http://a:1" }`, "urls"},
 	}
 	for _, tt := range tests {
 		cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores:\n    ids: " + tt.settings + "\n"))

@@ -17,23 +17,15 @@ var _ store.Pinger = (*Store)(nil)
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	var err error
-	for attempt := 0; ; attempt++ {
-		err = s.get(ctx, wire.PathPing)
-		if attempt > 0 || !refused(err) || ctx.Err() != nil {
-			break
+	err := s.try(ctx, func(ctx context.Context, base string) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+wire.PathPing, nil)
+		if err != nil {
+			return err
 		}
-	}
+		return s.do(req, base, wire.PathPing, nil)
+	})
 	if err != nil {
 		return fmt.Errorf("httpstore: ping: %w", err)
 	}
 	return nil
-}
-
-func (s *Store) get(ctx context.Context, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+path, nil)
-	if err != nil {
-		return err
-	}
-	return s.do(req, path, nil)
 }

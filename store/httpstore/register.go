@@ -13,11 +13,13 @@ import (
 // settings are the configuration keys of type http.
 type settings struct {
 	URL       string        `yaml:"url"`
+	URLs      []string      `yaml:"urls"`
 	TokenFile store.File    `yaml:"token-file"`
 	Timeout   time.Duration `yaml:"timeout"`
 }
 
-// The configuration type "http": url (required), token-file (a file holding the
+// The configuration type "http": url or urls (one of them: the URL of a server, or
+// the URLs of servers on one store, tried in turn when one cannot be reached), token-file (a file holding the
 // bearer token; a relative name is read from the configuration file's directory)
 // and timeout (default DefaultTimeout). Check makes the Store, which does no I/O,
 // to check the settings as Open does.
@@ -49,8 +51,16 @@ func openSpec(spec store.Spec) (*Store, bool, error) {
 	if err := spec.DecodeSettings(&c); err != nil {
 		return nil, false, err
 	}
-	if c.URL == "" {
-		return nil, false, fmt.Errorf("%s.url: missing; want the URL of a cosid serve, such as http://127.0.0.1:8686", spec.Path)
+	urls := c.URLs
+	switch {
+	case c.URL != "" && c.URLs != nil:
+		return nil, false, fmt.Errorf("%s: both url and urls are set; keep one: url for one server, urls for several", spec.Path)
+	case c.URL != "":
+		urls = []string{c.URL}
+	case c.URLs == nil:
+		return nil, false, fmt.Errorf("%s.url: missing; want the URL of a cosid serve, such as http://127.0.0.1:8686 (or urls: a list of them)", spec.Path)
+	case len(c.URLs) == 0:
+		return nil, false, fmt.Errorf("%s.urls: empty; want the URLs of one or more cosid serves on one store", spec.Path)
 	}
 	var opts []Option
 	if c.TokenFile != "" {
@@ -67,9 +77,13 @@ func openSpec(spec store.Spec) (*Store, bool, error) {
 	if c.Timeout != 0 {
 		opts = append(opts, WithTimeout(c.Timeout))
 	}
-	st, err := New(c.URL, opts...)
+	st, err := NewServers(urls, opts...)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", spec.Path, err)
+		key := ".url"
+		if c.URLs != nil {
+			key = ".urls"
+		}
+		return nil, false, fmt.Errorf("%s%s: %w", spec.Path, key, err)
 	}
 	return st, c.Timeout != 0, nil
 }

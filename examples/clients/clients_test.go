@@ -1,0 +1,273 @@
+package clients_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const token = "examples-t0ken"
+
+// clients are the examples, by name: the interpreter and the script.
+var clients = []struct{ name, interpreter, script string }{
+	{"Python", "python3", "python/client.py"},
+	{"Node", "node", "node/client.mjs"},
+}
+
+// TestClient_TakesIdsAndReservesARange runs each client twice against a real cosid
+// serve: every id over /v1 is unique and ascending across both runs, and each run's
+// range holds the size asked, handed out locally in order, apart from the other's.
+func TestClient_TakesIdsAndReservesARange(t *testing.T) {
+	srv := startServe(t)
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			interpreter := lookInterpreter(t, c.interpreter)
+			first := parseOutput(t, runClient(t, interpreter, c.script, srv, token))
+			second := parseOutput(t, runClient(t, interpreter, c.script, srv, token))
+			ids := append(first.ids, second.ids...)
+			if len(first.ids) != 6 || len(second.ids) != 6 {
+				t.Errorf("ids over /v1: %v then %v, want 6 a run", first.ids, second.ids)
+			}
+			for i := 1; i < len(ids); i++ {
+				if ids[i] <= ids[i-1] {
+					t.Errorf("ids over /v1 %v: %d after %d, want each above the one before", ids, ids[i], ids[i-1])
+					break
+				}
+			}
+			for _, run := range []output{first, second} {
+				if run.end-run.start != 100 {
+					t.Errorf("range [%d, %d), want 100 ids", run.start, run.end)
+				}
+				if len(run.local) != int(run.end-run.start) {
+					t.Errorf("%d ids handed out locally from [%d, %d), want all", len(run.local), run.start, run.end)
+				}
+				for i, v := range run.local {
+					if v != run.start+int64(i) {
+						t.Errorf("local id %d is %d, want %d: the range in order", i, v, run.start+int64(i))
+						break
+					}
+				}
+			}
+			if second.start < first.end {
+				t.Errorf("the second run's range [%d, %d) overlaps the first's [%d, %d)", second.start, second.end, first.start, first.end)
+			}
+		})
+	}
+}
+
+// TestClient_WrongTokenFails runs each client with a token the server does not
+// have: it exits with an error naming the refusal, and prints no id.
+func TestClient_WrongTokenFails(t *testing.T) {
+	srv := startServe(t)
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			interpreter := lookInterpreter(t, c.interpreter)
+			cmd := clientCmd(t, interpreter, c.script, srv, "not-the-token")
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "401 unauthorized") || strings.Contains(string(out), "\nid ") {
+				t.Errorf("with a wrong token: %v\n%s\nwant a failure naming 401 unauthorized", err, out)
+			}
+		})
+	}
+}
+
+// lookInterpreter finds name on PATH; without it the test skips, unless
+// COSID_TEST_REQUIRE=1 makes it a failure.
+func lookInterpreter(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path
+	}
+	if os.Getenv("COSID_TEST_REQUIRE") == "1" {
+		t.Fatalf("%s is not on PATH and COSID_TEST_REQUIRE=1: install it to test its client", name)
+	}
+	t.Skipf("%s is not on PATH: install it to test its client", name)
+	return ""
+}
+
+func clientCmd(t *testing.T, interpreter, script, url, token string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, interpreter, script)
+	cmd.Env = append(os.Environ(), "COSID_URL="+url, "COSID_TOKEN="+token)
+	return cmd
+}
+
+func runClient(t *testing.T, interpreter, script, url, token string) []byte {
+	t.Helper()
+	cmd := clientCmd(t, interpreter, script, url, token)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s%s", interpreter, script, err, out, stderr.Bytes())
+	}
+	return out
+}
+
+// output is what a client printed: "id N" lines, one "range START END" and the
+// "local N" lines of the range.
+type output struct {
+	ids        []int64
+	start, end int64
+	local      []int64
+}
+
+func parseOutput(t *testing.T, out []byte) output {
+	t.Helper()
+	var o output
+	ranges := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		nums := make([]int64, len(f))
+		for i := 1; i < len(f); i++ {
+			n, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", sc.Text(), err)
+			}
+			nums[i] = n
+		}
+		switch {
+		case len(f) == 2 && f[0] == "id":
+			o.ids = append(o.ids, nums[1])
+		case len(f) == 2 && f[0] == "local":
+			o.local = append(o.local, nums[1])
+		case len(f) == 3 && f[0] == "range":
+			o.start, o.end = nums[1], nums[2]
+			ranges++
+		default:
+			t.Fatalf("a line the client does not print: %q", sc.Text())
+		}
+	}
+	if ranges != 1 {
+		t.Fatalf("%d range lines in\n%s\nwant 1", ranges, out)
+	}
+	return o
+}
+
+var (
+	buildOnce sync.Once
+	cosidBin  string
+	buildErr  error
+)
+
+// cosid builds cmd/cosid once for the tests of the package.
+func cosid(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cosid-clients-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		cosidBin = filepath.Join(dir, "cosid")
+		out, err := exec.Command("go", "build", "-o", cosidBin, "github.com/cosid-go/cosid/cmd/cosid").CombinedOutput()
+		if err != nil {
+			buildErr = &buildError{err, out}
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building cmd/cosid: %v", buildErr)
+	}
+	return cosidBin
+}
+
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
+func (e *buildError) Unwrap() error { return e.err }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cosidBin != "" {
+		os.RemoveAll(filepath.Dir(cosidBin))
+	}
+	os.Exit(code)
+}
+
+var listening = regexp.MustCompile(`listening" addr=(\S+)`)
+
+// startServe runs cosid serve on a loopback port with a memory store, the generator
+// order and the store API, behind token, and returns its URL once it listens.
+func startServe(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	config := `
+cosid:
+  namespace: clients
+  stores:
+    db: { type: memory }
+  generators:
+    order: { strategy: segment, store: db }
+  serve: { store: db }
+`
+	if err := os.WriteFile(filepath.Join(dir, "cosid.yaml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--token-file", "token")
+	cmd.Dir = dir
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu  sync.Mutex
+		log strings.Builder
+	)
+	addr := make(chan string, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		io.Copy(io.Discard, pipe)
+		close(addr)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+		cmd.Wait()
+	})
+	select {
+	case a, ok := <-addr:
+		if !ok {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("cosid serve ended before it listened:\n%s", log.String())
+		}
+		return "http://" + a
+	case <-time.After(30 * time.Second):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("cosid serve did not listen within 30s:\n%s", log.String())
+	}
+	return ""
+}

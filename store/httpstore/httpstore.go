@@ -106,6 +106,7 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 	}
 	c := *s.client
 	c.CheckRedirect = noRedirect
+	c.Transport = wrapTransport(c.Transport) // SetTransportWrapper
 	s.client = &c
 	return s, nil
 }

@@ -108,7 +108,7 @@ func call(t *testing.T, tp trace.TracerProvider, method, url, body string) trace
 func spanKey(s tracetest.SpanStub) string {
 	attrs := map[attribute.Key]string{}
 	for _, a := range s.Attributes {
-		attrs[a.Key] = a.Value.Emit()
+		attrs[a.Key] = a.Value.String()
 	}
 	if typ, ok := attrs["cosid.store.type"]; ok {
 		return fmt.Sprintf("%s %s %s", s.Name, typ, attrs["cosid.store.key"])

@@ -61,6 +61,7 @@ type runtimeOptions struct {
 	now      func() time.Time // the clock of the retry backoff
 	segOpts  func(generator, store string) []segment.Option
 	snowOpts func(generator, store string) []snowflake.Option
+	wrap     func(name, typ string, st store.RangeStore) store.RangeStore // WithStoreWrapper
 }
 
 // WithSegmentOptions adds the options f returns to every segment and
@@ -150,7 +151,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	for name, sc := range cfg.Stores {
 		rt.stores[name] = &lazy[storeBox]{
 			what: fmt.Sprintf("store %q", name), now: o.now,
-			open:  func(ctx context.Context) (*storeBox, error) { return openStore(ctx, name, sc, cfg.Dir, o.logger) },
+			open:  func(ctx context.Context) (*storeBox, error) { return o.openWrapped(ctx, name, sc, cfg.Dir) },
 			close: func(b *storeBox) error { return b.st.Close() },
 		}
 	}

@@ -34,6 +34,12 @@ type Metrics struct {
 	leaseEvents  *prometheus.CounterVec
 	requests     *prometheus.CounterVec
 	requestTime  *prometheus.HistogramVec
+	lastReserve  *prometheus.GaugeVec
+	failingSince *prometheus.GaugeVec
+
+	now      func() time.Time // WithClock
+	storesMu sync.Mutex
+	failing  map[string]bool // by store: its last reservation failed
 
 	// routes holds the collectors of each (route, code) a server answered, so that
 	// a request looks them up in a plain map instead of hashing its labels and
@@ -56,9 +62,24 @@ type routeMetrics struct {
 // seconds.
 var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 4, 10)
 
+// Option configures New.
+type Option func(*Metrics)
+
+// WithClock sets the clock of the timestamps of reservations (default time.Now).
+func WithClock(now func() time.Time) Option { return func(m *Metrics) { m.now = now } }
+
 // New returns the collectors, registered with reg.
-func New(reg prometheus.Registerer) (*Metrics, error) {
+func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 	m := &Metrics{
+		now: time.Now, failing: map[string]bool{},
+		lastReserve: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "cosid_store_last_reservation_timestamp_seconds",
+			Help: "When this process last reserved a range from the store, in Unix seconds. If it stops moving while ids are taken, the store is failing: see cosid_store_failing_since_timestamp_seconds and the server's log.",
+		}, []string{"store"}),
+		failingSince: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "cosid_store_failing_since_timestamp_seconds",
+			Help: "When the reservations from the store started failing, in Unix seconds; 0 while the last one succeeded. Generators hand out what they hold meanwhile: check the store and the log's errors before the ranges at hand run out.",
+		}, []string{"store"}),
 		reservations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "cosid_reservations_total", Help: "Ranges reserved from a store, by store and key.",
 		}, []string{"store", "key"}),
@@ -89,13 +110,16 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	var errs []error
 	for _, c := range []prometheus.Collector{m.reservations, m.reservedIDs, m.reserveTime, m.failures, m.waits,
-		m.leasesHeld, m.leaseEvents, m.requests, m.requestTime} {
+		m.leasesHeld, m.leaseEvents, m.requests, m.requestTime, m.lastReserve, m.failingSince} {
 		errs = append(errs, reg.Register(c))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	m.routes.Store(&map[routeCode]routeMetrics{})
+	for _, opt := range opts {
+		opt(m)
+	}
 	return m, nil
 }
 
@@ -119,10 +143,31 @@ func (o segmentObserver) Reserved(key string, r store.Range, took time.Duration)
 	o.m.reservations.WithLabelValues(o.store, key).Inc()
 	o.m.reservedIDs.WithLabelValues(o.store, key).Add(float64(r.Len()))
 	o.m.reserveTime.WithLabelValues(o.store).Observe(took.Seconds())
+	// The failures series starts at 0, so that an alert's increase() sees the first.
+	o.m.failures.WithLabelValues(o.store, key)
+	o.m.storeAnswered(o.store, true)
 }
 
 func (o segmentObserver) RefillFailed(key string, _ error, _ time.Duration) {
 	o.m.failures.WithLabelValues(o.store, key).Inc()
+	o.m.storeAnswered(o.store, false)
+}
+
+// storeAnswered files the outcome of a reservation from the store st: the time of a
+// success, or the start of a row of failures.
+func (m *Metrics) storeAnswered(st string, ok bool) {
+	m.storesMu.Lock()
+	defer m.storesMu.Unlock()
+	now := float64(m.now().UnixMilli()) / 1000
+	switch {
+	case ok:
+		m.lastReserve.WithLabelValues(st).Set(now)
+		m.failingSince.WithLabelValues(st).Set(0)
+		m.failing[st] = false
+	case !m.failing[st]:
+		m.failingSince.WithLabelValues(st).Set(now)
+		m.failing[st] = true
+	}
 }
 
 func (o segmentObserver) Waited(key string, took time.Duration) {
@@ -140,6 +185,8 @@ type LeaseObserver struct{ m *Metrics }
 func (o *LeaseObserver) LeaseAcquired(l store.Lease) {
 	o.m.leasesHeld.WithLabelValues(l.Namespace).Inc()
 	o.m.leaseEvents.WithLabelValues(l.Namespace, "acquired").Inc()
+	// The lost series starts at 0, so that an alert's increase() sees the first loss.
+	o.m.leaseEvents.WithLabelValues(l.Namespace, "lost")
 }
 
 // LeaseRenewed counts a lease renewed.
@@ -147,7 +194,8 @@ func (o *LeaseObserver) LeaseRenewed(l store.Lease) {
 	o.m.leaseEvents.WithLabelValues(l.Namespace, "renewed").Inc()
 }
 
-// LeaseLost counts a lease lost, which stops its generator.
+// LeaseLost counts a lease lost, which stops its generator until it acquires
+// another (cosid_lease_events_total{event="lost"}).
 func (o *LeaseObserver) LeaseLost(l store.Lease, _ error) {
 	o.m.leasesHeld.WithLabelValues(l.Namespace).Dec()
 	o.m.leaseEvents.WithLabelValues(l.Namespace, "lost").Inc()

@@ -218,6 +218,7 @@ func TestLeases_ObserverOfARealGenerator(t *testing.T) {
 # HELP cosid_lease_events_total Slot lease events (acquired, renewed, lost, released), by namespace.
 # TYPE cosid_lease_events_total counter
 cosid_lease_events_total{event="acquired",namespace="app/event"} 1
+cosid_lease_events_total{event="lost",namespace="app/event"} 0
 cosid_lease_events_total{event="released",namespace="app/event"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "cosid_lease_events_total"); err != nil {
@@ -272,6 +273,55 @@ cosid_lease_expires_seconds{namespace="app/event",owner="host-a"} 1.8935534455e+
 cosid_lease_slot{namespace="app/event",owner="host-a"} 7
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSegment_StoreLastReservationAndFailingSince follows a store through a
+// success, a row of failures and a success, on a fake clock.
+func TestSegment_StoreLastReservationAndFailingSince(t *testing.T) {
+	at := time.Unix(1800000000, 0)
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg, metrics.WithClock(func() time.Time { return at }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := m.Segment("db")
+	read := func() (last, since float64) {
+		t.Helper()
+		return gauge(t, reg, "cosid_store_last_reservation_timestamp_seconds", "db"),
+			gauge(t, reg, "cosid_store_failing_since_timestamp_seconds", "db")
+	}
+	o.Reserved("app/order", store.Range{Start: 1, End: 11}, time.Millisecond)
+	if last, since := read(); last != 1800000000 || since != 0 {
+		t.Errorf("after a success: last %v, failing since %v; want 1800000000, 0", last, since)
+	}
+	if v := gauge(t, reg, "cosid_reservation_failures_total", "app/order"); v != 0 {
+		t.Errorf("failures %v after a success, want a series at 0", v)
+	}
+	at = at.Add(10 * time.Second)
+	o.RefillFailed("app/order", errors.New("down"), time.Second)
+	at = at.Add(50 * time.Second)
+	o.RefillFailed("app/other", errors.New("down"), time.Second)
+	if last, since := read(); last != 1800000000 || since != 1800000010 {
+		t.Errorf("after failures from the 10th second: last %v, failing since %v; want 1800000000, 1800000010", last, since)
+	}
+	at = at.Add(time.Second)
+	o.Reserved("app/other", store.Range{Start: 1, End: 11}, time.Millisecond)
+	if last, since := read(); last != 1800000061 || since != 0 {
+		t.Errorf("after a success again: last %v, failing since %v; want 1800000061, 0", last, since)
+	}
+}
+
+func TestLeases_LostSeriesStartsAtZero(t *testing.T) {
+	m, reg := newMetrics(t)
+	m.Leases().LeaseAcquired(store.Lease{Namespace: "app/event", Slot: 1})
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP cosid_lease_events_total Slot lease events (acquired, renewed, lost, released), by namespace.
+# TYPE cosid_lease_events_total counter
+cosid_lease_events_total{event="acquired",namespace="app/event"} 1
+cosid_lease_events_total{event="lost",namespace="app/event"} 0
+`), "cosid_lease_events_total"); err != nil {
 		t.Error(err)
 	}
 }

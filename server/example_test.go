@@ -7,8 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/server"
+	"github.com/cosid-go/cosid/store/memstore"
 )
 
 // The ids of a configured generator over HTTP.
@@ -47,4 +52,22 @@ cosid:
 	// 1
 	// 2
 	// 3
+}
+
+// A store whose calls are spans, exported here to memory: a reservation's span
+// names the store's type and the key.
+func ExampleTraceStore() {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	st := server.TraceStore(tp, "mem", "memory", memstore.New())
+	if _, err := st.Reserve(context.Background(), "app/order", 100, 1); err != nil {
+		panic(err)
+	}
+	for _, s := range exp.GetSpans() {
+		attrs := attribute.NewSet(s.Attributes...)
+		typ, _ := attrs.Value("cosid.store.type")
+		key, _ := attrs.Value("cosid.store.key")
+		fmt.Println(s.Name, typ.AsString(), key.AsString())
+	}
+	// Output: store.reserve memory app/order
 }

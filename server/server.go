@@ -25,6 +25,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/metrics"
 	"github.com/cosid-go/cosid/store"
@@ -50,6 +52,7 @@ type Server struct {
 	cop     *http.CrossOriginProtection
 	metrics *metrics.Metrics
 	promH   http.Handler
+	tracing trace.TracerProvider // WithTracing; nil: none
 	started time.Time
 	now     func() time.Time // the clock of a 4.x revert's last time
 	mux     *http.ServeMux
@@ -279,6 +282,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 	if IsLoopback(addr) {
 		h = &hostGuard{s: s}
 	}
+	h = s.traced(h) // WithTracing
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,

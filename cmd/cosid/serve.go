@@ -22,6 +22,7 @@ import (
 	"github.com/cosid-go/cosid/metrics"
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/server"
+	"github.com/cosid-go/cosid/server/tracing"
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
 )
@@ -115,13 +116,19 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	tr, err := tracing.FromEnv(ctx) // off unless OTEL_* asks
+	if err != nil {
+		return err
+	}
+	defer shutdownTracing(tr, logger)
+	opts = append(opts, tr.Server())
 	var reload *certReloader
 	if f.tlsCert != "" {
 		if reload, err = newCertReloader(f.tlsCert, f.tlsKey, logger, time.Now); err != nil {
 			return err
 		}
 	}
-	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger),
+	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger), tr.Runtime(),
 		cosid.WithSegmentOptions(func(_, st string) []segment.Option { return []segment.Option{m.SegmentOption(st)} }),
 		cosid.WithSnowflakeOptions(func(string, string) []snowflake.Option { return []snowflake.Option{m.SnowflakeOption()} }))
 	if err != nil {
@@ -147,7 +154,7 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if err := checkExposure(f.addr, cfg.Serve, srv); err != nil {
 		return err
 	}
-	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases))
+	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases), metrics.NewCapacityCollector(metrics.RuntimeCapacity(rt)))
 	hs := srv.HTTPServer(f.addr)
 	maxConns := f.maxConnections
 	if maxConns == 0 {
@@ -167,7 +174,7 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		logger.Warn("cosid serve: the tokens go over the network in plain text: set --tls-cert and --tls-key, or put a TLS proxy in front", "addr", f.addr)
 	}
 	logger.Info("cosid serve: listening", "addr", ln.Addr().String(), "tls", reload != nil, "tokens", strings.Join(roles, ","),
-		"generators", len(cfg.Generators), "store-api", cfg.Serve.Store)
+		"generators", len(cfg.Generators), "store-api", cfg.Serve.Store, "tracing", tr.Enabled())
 	served := make(chan error, 1)
 	if reload != nil {
 		hs.TLSConfig = tlsConfig(reload)
@@ -187,6 +194,15 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
+}
+
+// shutdownTracing exports the spans not yet exported, within shutdownGrace.
+func shutdownTracing(tr *tracing.Tracing, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := tr.Shutdown(ctx); err != nil {
+		logger.Warn("cosid serve: stopping tracing", "error", err)
+	}
 }
 
 // serverOptions returns the options of the flags and of serve (whose paths are read

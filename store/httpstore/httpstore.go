@@ -124,6 +124,7 @@ func NewServers(urls []string, opts ...Option) (*Store, error) {
 	}
 	c := *s.client
 	c.CheckRedirect = noRedirect
+	c.Transport = wrapTransport(c.Transport) // SetTransportWrapper
 	s.client = &c
 	return s, nil
 }

@@ -39,7 +39,8 @@ type keyEntry struct {
 	b          built
 	last       int64 // unix ns of its latest use, under the set's lock
 	prev, next *keyEntry
-	gone       atomic.Bool // taken out of the set: closed or being closed
+	gone       atomic.Bool  // taken out of the set: closed or to be closed
+	refs       atomic.Int32 // calls using b: it closes when the last one ends
 }
 
 // counts are the counters of Stats that a template sums over its keys.
@@ -49,17 +50,15 @@ type counts struct{ reserves, failures int64 }
 // rest, so that no call pays for a long sweep.
 const sweepPerCall = 2
 
-// maxReopen is how many times a call takes a key's new generator after the one it
-// got was closed under it.
-const maxReopen = 3
-
 func newKeyedSet(rt *Runtime, g *generator) *keyedSet {
 	p := g.plan
 	opts := append(rt.segmentOptions(p), segment.WithObserverKey(p.key), segment.WithoutTimers())
 	return &keyedSet{g: g, opts: opts, now: rt.o.keyNow, live: map[string]*keyEntry{}}
 }
 
-// get returns the live generator of key, opening it when it is not live.
+// get returns the live generator of key, opening it when it is not live. The caller
+// holds it until put: a key taken out of the set meanwhile closes only then, so no
+// call finds its generator closed under it.
 func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
 	p := s.g.plan
 	if err := CheckKey(key); err != nil {
@@ -68,6 +67,7 @@ func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
 	now := s.now().UnixNano()
 	s.mu.Lock()
 	if e := s.live[key]; e != nil {
+		e.refs.Add(1)
 		victims := s.touchLocked(e, now)
 		s.mu.Unlock()
 		s.retire(victims)
@@ -101,6 +101,7 @@ func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
 		s.opened++
 		s.g.rt.startJanitor()
 	}
+	e.refs.Add(1)
 	victims := s.touchLocked(e, now)
 	for len(s.live) > p.maxLive {
 		victims = append(victims, s.removeLocked(s.tail))
@@ -109,6 +110,13 @@ func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
 	s.mu.Unlock()
 	s.retire(victims)
 	return e, nil
+}
+
+// put ends a use of e that get began.
+func (s *keyedSet) put(e *keyEntry) {
+	if e.refs.Add(-1) == 0 && e.gone.Load() {
+		s.retire([]*keyEntry{e})
+	}
 }
 
 // touchLocked records a use of e at now, and takes out the idle keys at the end of
@@ -172,12 +180,20 @@ func (s *keyedSet) removeLocked(e *keyEntry) *keyEntry {
 // a Close waits for a reservation under way, which no caller should wait for.
 // What they had reserved and not handed out is never handed out (S4): a key opened
 // again reserves a new range, above every earlier one.
+// A generator still in use is closed by its last call's put; both may close it,
+// which Close allows.
 func (s *keyedSet) retire(victims []*keyEntry) {
-	if len(victims) == 0 {
+	idle := victims[:0:0]
+	for _, e := range victims {
+		if e.refs.Load() == 0 {
+			idle = append(idle, e)
+		}
+	}
+	if len(idle) == 0 {
 		return
 	}
 	s.closing.Go(func() {
-		for _, e := range victims {
+		for _, e := range idle {
 			if err := e.b.close(); err != nil {
 				s.g.rt.o.logger.Warn("cosid: closing a key of a keyed generator", "generator", s.g.plan.name, "key", e.key, "error", err)
 			}
@@ -305,55 +321,59 @@ func (rt *Runtime) unkeyed(name string) (*generator, error) {
 // new range: its ids go on above every id it handed out, and what it had reserved
 // and not handed out is a gap (S4).
 func (rt *Runtime) NextKey(ctx context.Context, name, key string) (string, error) {
-	g, err := rt.keyed(name)
-	if err != nil {
-		return "", err
-	}
-	for attempt := 0; ; attempt++ {
-		e, err := g.keys.get(ctx, key)
-		if err != nil {
-			return "", prefixed(err)
-		}
-		text, err := e.b.next()
-		if err == nil {
-			return text, nil
-		}
-		if !reopen(e, err, attempt) {
-			return "", prefixed(g.keyFailed(key, err))
-		}
-	}
+	var text string
+	err := withKey(ctx, rt, name, key, func(b built) (err error) {
+		text, err = b.next()
+		return err
+	})
+	return text, err
 }
 
 // NextKeyInt returns the next id of key of the keyed segment generator name, as
 // NextKey does its text. A periodic segment's ids are text only: its error wraps
 // ErrUnknownGenerator.
 func (rt *Runtime) NextKeyInt(ctx context.Context, name, key string) (int64, error) {
-	g, err := rt.keyed(name)
-	if err != nil {
-		return 0, err
-	}
-	if g.codec == nil {
+	if g := rt.gens[name]; g != nil && g.keys != nil && g.codec == nil {
 		return 0, fmt.Errorf("cosid: %w: %q is a %s generator; its ids are text only", ErrUnknownGenerator, name, g.plan.strategy)
 	}
-	for attempt := 0; ; attempt++ {
-		e, err := g.keys.get(ctx, key)
-		if err != nil {
-			return 0, prefixed(err)
-		}
-		v, err := e.b.nextInt()
-		if err == nil {
-			return v, nil
-		}
-		if !reopen(e, err, attempt) {
-			return 0, prefixed(g.keyFailed(key, err))
-		}
-	}
+	var v int64
+	err := withKey(ctx, rt, name, key, func(b built) (err error) {
+		v, err = b.nextInt()
+		return err
+	})
+	return v, err
 }
 
-// reopen reports whether a call that failed with err on e is to take the key's
-// new generator: e was closed under it, for max-live-keys or idle-close.
-func reopen(e *keyEntry, err error, attempt int) bool {
-	return attempt < maxReopen && e.gone.Load() && errors.Is(err, segment.ErrClosed)
+// NextKeyRange returns n consecutive ids of key of the keyed segment generator
+// name, as segment.Generator.NextRange does.
+func (rt *Runtime) NextKeyRange(ctx context.Context, name, key string, n int64) (store.Range, error) {
+	var r store.Range
+	if g := rt.gens[name]; g != nil && g.keys != nil && g.plan.strategy != StrategySegment {
+		return r, fmt.Errorf("cosid: %w: %q is a %s generator; only a segment one hands out ranges", ErrUnknownGenerator, name, g.plan.strategy)
+	}
+	err := withKey(ctx, rt, name, key, func(b built) (err error) {
+		r, err = b.(*segmentGen).g.NextRange(n)
+		return err
+	})
+	return r, err
+}
+
+// withKey calls f with the live generator of key of the keyed generator name.
+func withKey(ctx context.Context, rt *Runtime, name, key string, f func(built) error) error {
+	g, err := rt.keyed(name)
+	if err != nil {
+		return err
+	}
+	e, err := g.keys.get(ctx, key)
+	if err != nil {
+		return prefixed(err)
+	}
+	err = f(e.b)
+	g.keys.put(e)
+	if err != nil {
+		return prefixed(g.keyFailed(key, err))
+	}
+	return nil
 }
 
 // keyFailed classifies an error of a key's generator, as failed does.
@@ -379,6 +399,7 @@ func keyBuilt[B built](ctx context.Context, rt *Runtime, name, key string, s Str
 	if err != nil {
 		return zero, prefixed(err)
 	}
+	g.keys.put(e)
 	return e.b.(B), nil
 }
 
@@ -386,8 +407,8 @@ func keyBuilt[B built](ctx context.Context, rt *Runtime, name, key string, s Str
 // opening it when it is not live, as NextKey does. It stays the key's until the
 // template closes it (max-live-keys, idle-close), after which its calls fail with
 // segment.ErrClosed and SegmentKey returns the key's new one: hold it for a burst,
-// such as a NextRange, not for good. Only SegmentKey and NextKey count as uses of
-// the key for idle-close.
+// not for good (NextKey and NextKeyRange never meet a closed one). Only the calls of
+// the Runtime count as uses of the key for idle-close and max-live-keys.
 func (rt *Runtime) SegmentKey(ctx context.Context, name, key string) (*segment.Generator, error) {
 	b, err := keyBuilt[*segmentGen](ctx, rt, name, key, StrategySegment)
 	if err != nil {
@@ -404,25 +425,6 @@ func (rt *Runtime) PeriodicKey(ctx context.Context, name, key string) (*segment.
 		return nil, err
 	}
 	return b.g, nil
-}
-
-// NextKeyRange returns n consecutive ids of key of the keyed segment generator
-// name, as segment.Generator.NextRange does, taking the key's new generator when
-// the one it got is closed under it.
-func (rt *Runtime) NextKeyRange(ctx context.Context, name, key string, n int64) (store.Range, error) {
-	for attempt := 0; ; attempt++ {
-		b, err := keyBuilt[*segmentGen](ctx, rt, name, key, StrategySegment)
-		if err != nil {
-			return store.Range{}, err
-		}
-		r, err := b.g.NextRange(n)
-		if err == nil {
-			return r, nil
-		}
-		if attempt >= maxReopen || !errors.Is(err, segment.ErrClosed) {
-			return store.Range{}, prefixed(rt.gens[name].keyFailed(key, err))
-		}
-	}
 }
 
 // TakeKey returns the texts of the next n ids (1 ≤ n ≤ MaxTake) of key of the

@@ -120,6 +120,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		for _, st := range s.segmentStats(g) {
 			gv.Rows = append(gv.Rows, viewStats(st))
 		}
+		if ks, ok := s.rt.KeyStats(name); ok {
+			keyedView(&gv, ks)
+		}
 		if g.info.Strategy == cosid.StrategySnowflake {
 			gv.Note = "Snowflake: see its lease below"
 			if l, ok := s.lease(g); ok {
@@ -146,4 +149,16 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// keyedView shows a keyed generator as one row for all its keys, never one a key:
+// the row's counters are the sums over its keys, and its range their count.
+func keyedView(gv *generatorView, ks cosid.KeyStats) {
+	gv.Note = fmt.Sprintf("keyed: no key served yet (at most %d live)", ks.MaxLive)
+	for i := range gv.Rows {
+		gv.Rows[i].Key = gv.Key + "/{key}"
+		gv.Rows[i].Current = fmt.Sprintf("keyed: %d live keys of at most %d; %d opened, %d closed for max-live-keys, %d for idle-close",
+			ks.Live, ks.MaxLive, ks.Opened, ks.Evicted, ks.IdleClosed)
+		gv.Rows[i].Next = ""
+	}
 }

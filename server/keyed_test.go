@@ -236,4 +236,3 @@ func TestLookup_ResolvesNameAndKey(t *testing.T) {
 		}
 	}
 }
-

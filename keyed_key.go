@@ -31,7 +31,7 @@ func CheckKey(key string) error {
 	case len(key) > MaxKeyLen:
 		return fmt.Errorf("%w: the key %.40q… is %d bytes; want %s", ErrInvalidKey, key, len(key), keyAllowed)
 	case key == "." || key == "..":
-		return fmt.Errorf("%w: the key %q reads as a directory in a path; want %s, other than . and ..", ErrInvalidKey, key, keyAllowed)
+		return fmt.Errorf("%w: the key %q is one that a path reads as a directory; want %s, other than \".\" and \"..\"", ErrInvalidKey, key, keyAllowed)
 	}
 	for i := range len(key) {
 		if !keyByte(key[i]) {

@@ -106,7 +106,7 @@ func TestKeyedNext_BadCallsAre400(t *testing.T) {
 		{"/v1/generators/invoice/next?key=a%2Fb", 400, `has '/' at byte 1; want 1–128 bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-'`},
 		{"/v1/generators/invoice/next?key=%C3%BC", 400, "invalid key"},
 		{"/v1/generators/invoice/next?key=" + strings.Repeat("k", 129), 400, "is 129 bytes"},
-		{"/v1/generators/invoice/next?key=..", 400, "reads as a directory"},
+		{"/v1/generators/invoice/next?key=..", 400, "a path reads as a directory"},
 		{"/v1/generators/invoice/next?key=a&key=b", 400, `\"key\" is given 2 times`},
 		{"/v1/generators/invoice/decode?key=a/b&text=INV-1", 400, "invalid key"},
 		{"/v1/generators/nope/next?key=a", 404, "unknown generator"},

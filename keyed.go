@@ -313,8 +313,9 @@ func (rt *Runtime) unkeyed(name string) (*generator, error) {
 
 // NextKey returns the text of the next id of key, a sequence of its own of the
 // keyed generator name, at the store key {namespace}/{name}/{key}. Its first call
-// for a key opens the key's generator, which reserves its first range under ctx;
-// later calls do not wait on ctx. A key that is not CheckKey's is an error wrapping
+// for a key opens the key's generator and waits for its first range, at most
+// reserve-timeout (the template's store opens under ctx, on its first use); later
+// calls wait for nothing while the key's ids are at hand. A key that is not CheckKey's is an error wrapping
 // ErrInvalidKey; a generator that is not keyed, one wrapping ErrNotKeyed.
 //
 // A key closed for max-live-keys or idle-close opens again on its next call, with a

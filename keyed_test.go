@@ -407,3 +407,32 @@ cosid:
 	// globex INV-00001
 	// true
 }
+
+// TestNextKey_ConcurrentFirstCallsOpenTheKeyOnce sends the first calls of a key from
+// many goroutines at once: the key opens once, and no id repeats.
+func TestNextKey_ConcurrentFirstCallsOpenTheKeyOnce(t *testing.T) {
+	for round := range 20 {
+		rt, _ := openKeyed(t, keyedConfig)
+		var mu sync.Mutex
+		seen := map[int64]bool{}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				<-start
+				v, err := rt.NextKeyInt(t.Context(), "invoice", "fresh")
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil || seen[v] {
+					t.Errorf("round %d: NextKeyInt = %d, %v; want a new id", round, v, err)
+				}
+				seen[v] = true
+			})
+		}
+		close(start)
+		wg.Wait()
+		if ks, _ := rt.KeyStats("invoice"); ks.Opened != 1 || ks.Live != 1 {
+			t.Errorf("round %d: KeyStats = %+v; want the key opened once", round, ks)
+		}
+	}
+}

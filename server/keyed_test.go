@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/metrics"
 )
 
 // keyedConfig has a keyed template of each strategy that may be keyed, beside a
@@ -187,6 +188,9 @@ func TestKeyed_InventoryAndStatusCountPerTemplate(t *testing.T) {
 	stats := s.SegmentStats()
 	if len(stats) != 1 || stats[0].Key != "test/invoice" || stats[0].Reserves != 2 {
 		t.Errorf("SegmentStats = %+v; want one, of test/invoice, with both keys' reservations", stats)
+	}
+	if kc := s.KeyCounts(); len(kc) != 3 || kc[1] != (metrics.KeyCount{Generator: "invoice", Live: 2, Opened: 2}) {
+		t.Errorf("KeyCounts = %+v; want bill, invoice (2 live keys) and tenant", kc)
 	}
 	_, _, page := do(t, s, "GET", "/", "")
 	if !strings.Contains(page, "keyed: 2 live keys of at most 3") || strings.Contains(page, "k-one") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/metrics"
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
@@ -82,6 +83,18 @@ func (s *Server) segmentStats(g *generator) []segment.Stats {
 		return nil
 	}
 	return s.rt.Stats(g.info.Name)
+}
+
+// KeyCounts returns the key counts of the keyed generators, one a template, for
+// metrics.NewKeyCollector. It opens nothing.
+func (s *Server) KeyCounts() []metrics.KeyCount {
+	var all []metrics.KeyCount
+	for _, name := range s.names {
+		if ks, ok := s.rt.KeyStats(name); ok {
+			all = append(all, metrics.KeyCount{Generator: name, Live: ks.Live, Opened: ks.Opened, Evicted: ks.Evicted, IdleClosed: ks.IdleClosed})
+		}
+	}
+	return all
 }
 
 // Leases returns the slot leases of the Snowflake generators that this server has

@@ -128,12 +128,9 @@ func DefaultConfig() Config {
 // DefaultStore is the name of the store in DefaultConfig.
 const DefaultStore = "default"
 
-// Open checks cfg (Config.Validate) and returns its Runtime. It does no I/O: each
-// store opens when first needed, each generator is built on its first use, and a
-// store that cannot be reached then answers ErrUnavailable until it can. Every error
-// of Open but a done ctx is about cfg: it wraps ErrConfig and names the YAML path.
-// ctx is not kept.
-func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
+// options applies opts to the defaults: slog.Default and the wall clock. A nil
+// logger of WithLogger discards.
+func options(opts []Option) runtimeOptions {
 	o := runtimeOptions{logger: slog.Default(), now: time.Now, keyNow: time.Now}
 	for _, opt := range opts {
 		opt(&o)
@@ -141,6 +138,16 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
+	return o
+}
+
+// Open checks cfg (Config.Validate) and returns its Runtime. It does no I/O: each
+// store opens when first needed, each generator is built on its first use, and a
+// store that cannot be reached then answers ErrUnavailable until it can. Every error
+// of Open but a done ctx is about cfg: it wraps ErrConfig and names the YAML path.
+// ctx is not kept.
+func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
+	o := options(opts)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("cosid: %w", err)
 	}

@@ -22,6 +22,31 @@ import (
 	_ "github.com/cosid-go/cosid/store/sqlstore"
 )
 
+// OpenStore opens the store name of c as a Runtime would open it for its generators:
+// through the store registry, with its relative file names read from c.Dir, and logging
+// to the logger of WithLogger (default slog.Default). The caller closes the store. It
+// is for tools that work on a store itself, such as an operator's command reaching its
+// admin operations (store.Admin), without building a Runtime. An unknown name wraps
+// ErrUnknownStore; settings a Validate would refuse wrap ErrConfig.
+func (c Config) OpenStore(ctx context.Context, name string, opts ...Option) (store.RangeStore, error) {
+	if _, err := c.CheckStore(name); err != nil {
+		return nil, err
+	}
+	return openSpec(ctx, name, c.Stores[name], c.Dir, options(opts).logger)
+}
+
+// CheckStore checks the settings of the store name of c with its type's Check, which
+// does no I/O, and returns what the type says of them: the timeout of each call, whether
+// it leases slots, and what it checks of its server when it opens. An unknown name wraps
+// ErrUnknownStore; bad settings wrap ErrConfig and name the YAML path.
+func (c Config) CheckStore(name string) (store.Facts, error) {
+	sc, ok := c.Stores[name]
+	if !ok {
+		return store.Facts{}, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownStore, name, quotedList(sortedKeys(c.Stores)))
+	}
+	return checkStore(name, sc, c.Dir)
+}
+
 // openStore opens the store name of sc. Its settings were checked at Open, so its
 // errors are about reaching the store.
 func openStore(ctx context.Context, name string, sc StoreConfig, dir string, logger *slog.Logger) (*storeBox, error) {

@@ -10,10 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/internal/strictyaml"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -116,33 +114,21 @@ func (f *adminFlags) open(ctx context.Context, cmd *cobra.Command, logger *slog.
 	if err != nil {
 		return nil, cfg, err
 	}
-	a, err := openAdmin(ctx, name, cfg.Stores[name], cfg.Dir, logger)
+	a, err := openAdmin(ctx, cfg, name, logger)
 	return a, cfg, err
 }
 
-// openAdmin opens the store sc through the store registry, as the runtime would:
-// its relative file names are read from dir, the configuration's directory.
-func openAdmin(ctx context.Context, name string, sc cosid.StoreConfig, dir string, logger *slog.Logger) (store.Admin, error) {
-	path := "cosid.stores." + name
-	openType, ok := store.Lookup(sc.Type)
-	open := openType.Open
-	if !ok {
-		return nil, fmt.Errorf("%s.type: unknown store type %q; this binary has: %s", path, sc.Type, strings.Join(store.Types(), ", "))
-	}
-	node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	if len(sc.Settings) > 0 {
-		if err := node.Encode(sc.Settings); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	st, err := open(ctx, store.Spec{Name: name, Path: path, Logger: logger, Dir: dir, Decode: func(v any) error { return strictyaml.Decode(node, path, v) }})
+// openAdmin opens the store name of cfg as a store.Admin, as the runtime would open
+// it (cosid.Config.OpenStore).
+func openAdmin(ctx context.Context, cfg cosid.Config, name string, logger *slog.Logger) (store.Admin, error) {
+	st, err := cfg.OpenStore(ctx, name, cosid.WithLogger(logger))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	a, ok := st.(store.Admin)
 	if !ok {
 		st.Close()
-		return nil, fmt.Errorf("%s: a store of type %q has no admin operations", path, sc.Type)
+		return nil, fmt.Errorf("cosid.stores.%s: a store of type %q has no admin operations", name, cfg.Stores[name].Type)
 	}
 	return a, nil
 }

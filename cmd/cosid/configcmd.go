@@ -77,7 +77,41 @@ func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, g.Strategy, strings.Join([]string{ns, name}, "/"), where)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printStores(w, cfg)
+}
+
+// printStores says of each store what its type's check found in its settings: the
+// timeout of a call, whether it leases slots, and what it checks when it opens.
+func printStores(w io.Writer, cfg cosid.Config) error {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Stores)) {
+		facts, err := cfg.CheckStore(name)
+		if err != nil {
+			return err
+		}
+		timeout := "no timeout of its own"
+		switch {
+		case facts.Timeout == 0:
+		case facts.TimeoutSet:
+			timeout = fmt.Sprintf("timeout %v", facts.Timeout)
+		default:
+			timeout = fmt.Sprintf("timeout %v (the type's default)", facts.Timeout)
+		}
+		leases := ""
+		if facts.Leases {
+			leases = ", leases slots"
+		}
+		fmt.Fprintf(w, "\nstore %s (%s): %s%s\n", name, cfg.Stores[name].Type, timeout, leases)
+		if len(facts.Checks) > 0 {
+			fmt.Fprintln(w, "  checks when it opens:")
+		}
+		for _, c := range facts.Checks {
+			fmt.Fprintf(w, "  - %s\n", c)
+		}
+	}
+	return nil
 }
 
 // plural returns n and noun, in the plural unless n is 1: "1 key", "2 keys",

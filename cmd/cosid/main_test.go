@@ -274,6 +274,12 @@ func TestConfigCheck(t *testing.T) {
 		!regexp.MustCompile(`bill\s+periodic-segment\s+app/bill\s+db \(sql\)`).MatchString(out) {
 		t.Errorf("config check = %q (exit %d, stderr %q)", out, code, errOut)
 	}
+	// The store type's facts (store.Facts), as its Check gave them without I/O.
+	for _, want := range []string{"store db (sql): timeout", ", leases slots", "checks when it opens:", "  - dialect: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config check = %q; want the store's facts, among them %q", out, want)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "ids.db")); !os.IsNotExist(err) {
 		t.Errorf("config check without --open touched the store: %v", err)
 	}

@@ -210,7 +210,7 @@ func (p *purger) run(ctx context.Context, gens []periodic) error {
 		st := stores[g.store]
 		if st == nil {
 			var err error
-			if st, err = openAdmin(ctx, g.store, p.cfg.Stores[g.store], p.cfg.Dir, warnLogger(p.cmd)); err != nil {
+			if st, err = openAdmin(ctx, p.cfg, g.store, warnLogger(p.cmd)); err != nil {
 				return err
 			}
 			stores[g.store] = st

@@ -81,6 +81,34 @@ func TestLoad_SQLitePathIsReadFromTheConfigDir(t *testing.T) {
 	}
 }
 
+// TestConfigOpenStore_ReadsTheConfigDir checks that an operator's tool opening a store
+// of a configuration (Config.OpenStore, as cosid keys and cosid seal do) from another
+// directory reaches the same SQLite file as the service: the range it reserves lies
+// above what the service handed out, not at a new file's 1.
+func TestConfigOpenStore_ReadsTheConfigDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "svc")
+	writeFiles(t, dir, map[string]string{"cosid.yaml": "cosid:\n  namespace: app\n  stores:\n    db: { type: sql, driver: sqlite, " +
+		"dsn: ids.db, timeout: 3s, options: { initSchema: true } }\n  generators:\n    order: { strategy: segment, store: db, step: 10 }\n"})
+	t.Chdir(dir)
+	if first := nextOf(t, "cosid.yaml", "order"); first != "1" {
+		t.Fatalf("the service's first id = %s; want 1", first)
+	}
+	t.Chdir(t.TempDir())
+	cfg, err := cosid.ReadConfig(filepath.Join(dir, "cosid.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := cfg.OpenStore(t.Context(), "db", cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Reserve(t.Context(), "app/order", 10, 1)
+	if err != nil || r.Start != 11 {
+		t.Errorf("Reserve(app/order) on OpenStore's store = %+v, %v; want [11, 21), above the service's first range", r, err)
+	}
+}
+
 func nextOf(t *testing.T, path, name string) string {
 	t.Helper()
 	rt, err := cosid.Load(t.Context(), path, cosid.WithLogger(nil))

@@ -156,6 +156,17 @@ type GeneratorConfig struct {
 
 	// Codec turns ids into text, item after item; see package codec.
 	Codec []CodecItem `yaml:"codec"`
+
+	// Keyed makes a segment or periodic-segment generator a template: every key a
+	// caller names (Runtime.NextKey, ?key= over HTTP) is a sequence of its own, at the
+	// store key {namespace}/{name}/{key}, with this entry's policy and codec.
+	Keyed bool `yaml:"keyed"`
+	// MaxLiveKeys bounds the keys of a keyed generator open at once (default
+	// DefaultMaxLiveKeys); past it the least recently used key is closed.
+	MaxLiveKeys *int `yaml:"max-live-keys"`
+	// IdleClose closes a key of a keyed generator unused this long (default
+	// DefaultIdleClose). What a closed key had reserved and not handed out is a gap.
+	IdleClose *time.Duration `yaml:"idle-close"`
 }
 
 // MachineID is a snowflake's fixed machine id, or MachineIDFromHostname. In YAML it

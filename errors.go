@@ -37,6 +37,19 @@ var ErrNotSetUp = store.ErrNotSetUp
 // ErrUnknownGenerator means no generator of that name, or of that kind, is configured.
 var ErrUnknownGenerator = errors.New("unknown generator")
 
+// ErrKeyRequired means a keyed generator (keyed: true) was called without a key:
+// Next, NextInt, Take, Fill and Segment on one, or its HTTP route without ?key=.
+// Its keys' ids come from NextKey.
+var ErrKeyRequired = errors.New("keyed generator called without a key")
+
+// ErrNotKeyed means a key was given to a generator that is not keyed: NextKey on
+// one, or its HTTP route with ?key=.
+var ErrNotKeyed = errors.New("key given to a generator that is not keyed")
+
+// ErrInvalidKey means a key of a keyed generator that CheckKey refuses: the message
+// says what a key may hold.
+var ErrInvalidKey = errors.New("invalid key")
+
 // ErrUnknownStore means no store of that name is configured.
 var ErrUnknownStore = errors.New("unknown store")
 

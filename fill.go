@@ -98,7 +98,7 @@ func (rt *Runtime) collect(typ reflect.Type, v reflect.Value, path []int, prefix
 		if !f.IsExported() {
 			return fmt.Errorf("%s is not exported", where)
 		}
-		g, err := rt.generator(name)
+		g, err := rt.unkeyed(name)
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}

@@ -16,19 +16,16 @@ import (
 var periodicDef = strategyDef{
 	name: StrategyPeriodic,
 	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
-		"period", "zone", "prewarm", "seal-after"},
+		"period", "zone", "prewarm", "seal-after", "keyed", "max-live-keys", "idle-close"},
 	check: checkPeriodic,
 	build: func(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
-		g, err := segment.NewPeriodic(st, p.key, p.period, p.loc, p.batch, p.periodic, rt.segmentOptions(p)...)
-		if err != nil {
-			return nil, err
-		}
-		return &periodicGen{g: g, grouped: p.grouped}, nil
+		return newPeriodicGen(p, st, p.key, rt.segmentOptions(p))
 	},
-	take: func(ctx context.Context, g *generator, n int64) ([]string, error) {
+	keyed: newPeriodicGen,
+	take: func(ctx context.Context, g *generator, key string, n int64) ([]string, error) {
 		p := g.plan
 		period := p.period.Key(time.Now().In(p.loc))
-		return g.reserve(ctx, p.key+"/"+period, n, func(v int64) (string, error) {
+		return g.reserve(ctx, key+"/"+period, n, func(v int64) (string, error) {
 			return g.grouped.Encode(segment.GroupedID{Period: period, Value: v})
 		})
 	},
@@ -39,6 +36,15 @@ var periodicDef = strategyDef{
 		}
 		return Decoded{Period: id.Period, Value: id.Value}, nil
 	},
+}
+
+// newPeriodicGen builds the periodic-segment generator of p at the store key key.
+func newPeriodicGen(p *plan, st store.RangeStore, key string, opts []segment.Option) (built, error) {
+	g, err := segment.NewPeriodic(st, key, p.period, p.loc, p.batch, p.periodic, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &periodicGen{g: g, grouped: p.grouped}, nil
 }
 
 func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) error {
@@ -67,6 +73,9 @@ func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) e
 	}
 	if err := p.periodic.Validate(); err != nil {
 		return policyErr(p.path, err)
+	}
+	if p.keyed && p.periodic.SealAfter > 0 {
+		return p.errorf("seal-after", "a keyed generator seals no past period: that would take a timer for every key; leave seal-after out and seal past periods offline (cosid seal)")
 	}
 	p.grouped, err = buildGroupedCodec(p.path, p.period, gc.Codec)
 	return err

@@ -12,8 +12,9 @@ import (
 // segmentDef is the strategy segment: a segment.Generator whose int64 ids have the
 // generator's Codec.
 var segmentDef = strategyDef{
-	name:     StrategySegment,
-	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec"},
+	name: StrategySegment,
+	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
+		"keyed", "max-live-keys", "idle-close"},
 	check: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) error {
 		if err := p.checkBatch(gc, stores); err != nil {
 			return err
@@ -23,14 +24,11 @@ var segmentDef = strategyDef{
 		return err
 	},
 	build: func(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
-		g, err := segment.New(st, p.key, p.batch, rt.segmentOptions(p)...)
-		if err != nil {
-			return nil, err
-		}
-		return &segmentGen{g: g, codec: p.codec}, nil
+		return newSegmentGen(p, st, p.key, rt.segmentOptions(p))
 	},
-	take: func(ctx context.Context, g *generator, n int64) ([]string, error) {
-		return g.reserve(ctx, g.plan.key, n, g.codec.Encode)
+	keyed: newSegmentGen,
+	take: func(ctx context.Context, g *generator, key string, n int64) ([]string, error) {
+		return g.reserve(ctx, key, n, g.codec.Encode)
 	},
 	decode: func(p *plan, text string) (Decoded, error) {
 		v, err := p.codec.Decode(text)
@@ -41,7 +39,17 @@ var segmentDef = strategyDef{
 	},
 }
 
-// checkBatch checks the store and the batch policy of a generator on segments.
+// newSegmentGen builds the segment generator of p at the store key key.
+func newSegmentGen(p *plan, st store.RangeStore, key string, opts []segment.Option) (built, error) {
+	g, err := segment.New(st, key, p.batch, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &segmentGen{g: g, codec: p.codec}, nil
+}
+
+// checkBatch checks the store, the batch policy and the keyed settings of a
+// generator on segments.
 func (p *plan) checkBatch(gc GeneratorConfig, stores map[string]StoreConfig) error {
 	if err := p.checkStore(stores, ""); err != nil {
 		return err
@@ -50,7 +58,7 @@ func (p *plan) checkBatch(gc GeneratorConfig, stores map[string]StoreConfig) err
 	if err := p.batch.Validate(); err != nil {
 		return policyErr(p.path, err)
 	}
-	return nil
+	return p.checkKeyed(gc)
 }
 
 // segmentGen is a built segment generator.

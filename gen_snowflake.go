@@ -23,7 +23,7 @@ var snowflakeDef = strategyDef{
 		return p.checkSnowflake(gc, stores)
 	},
 	build: buildSnowflake,
-	take: func(ctx context.Context, g *generator, n int64) ([]string, error) {
+	take: func(ctx context.Context, g *generator, _ string, n int64) ([]string, error) {
 		texts := make([]string, 0, n)
 		for range n {
 			text, err := g.next(ctx)

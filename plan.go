@@ -42,6 +42,10 @@ type plan struct {
 
 	codec   codec.Codec        // segment and snowflake
 	grouped codec.GroupedCodec // periodic-segment
+
+	keyed     bool // a template: a sequence per key, at key/{key}
+	maxLive   int
+	idleClose time.Duration
 }
 
 // Validate checks c without I/O, the same checks as Open: the namespace, every
@@ -186,6 +190,9 @@ func (p *plan) check(gc GeneratorConfig, stores map[string]StoreConfig) error {
 		return p.errorf("strategy", "missing; want one of: %s", strategyNames())
 	case p.def == nil:
 		return p.errorf("strategy", "unknown strategy %q; want one of: %s", gc.Strategy, strategyNames())
+	}
+	if gc.Keyed && p.def.keyed == nil {
+		return p.errorf("keyed", "a %s generator cannot be keyed: only segment and periodic-segment generators keep a sequence per key; remove keyed", gc.Strategy)
 	}
 	if key := foreignSetting(gc, p.def.settings); key != "" {
 		return p.errorf(key, "not a setting of strategy %s; it takes: %s", gc.Strategy, strings.Join(p.def.settings, ", "))

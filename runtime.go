@@ -39,6 +39,7 @@ type Runtime struct {
 	o      runtimeOptions
 	stores map[string]*lazy[storeBox]
 	gens   map[string]*generator
+	jan    janitor // closes the idle keys of keyed generators
 }
 
 // storeBox holds an opened store.
@@ -51,6 +52,7 @@ type generator struct {
 	codec   codec.Codec        // the text of segment and snowflake ids
 	grouped codec.GroupedCodec // the text of periodic-segment ids
 	built   lazy[built]
+	keys    *keyedSet // a keyed template's live keys; nil when not keyed
 }
 
 // Option configures Open and Load.
@@ -59,6 +61,7 @@ type Option func(*runtimeOptions)
 type runtimeOptions struct {
 	logger   *slog.Logger
 	now      func() time.Time // the clock of the retry backoff
+	keyNow   func() time.Time // the clock of idle-close
 	segOpts  func(generator, store string) []segment.Option
 	snowOpts func(generator, store string) []snowflake.Option
 	wrap     func(name, typ string, st store.RangeStore) store.RangeStore // WithStoreWrapper
@@ -88,6 +91,12 @@ func WithLogger(l *slog.Logger) Option { return func(o *runtimeOptions) { o.logg
 // backoff without waiting. It changes no generator's clock: segment.WithClock and
 // snowflake.WithClock, through WithSegmentOptions and WithSnowflakeOptions, do that.
 func WithRetryClock(now func() time.Time) Option { return func(o *runtimeOptions) { o.now = now } }
+
+// WithKeyClock sets the clock that the idle-close of keyed generators reads (default
+// time.Now): a key unused for idle-close on this clock is closed at its template's
+// next call, or by the runtime's sweep, which runs on real time. A test moves it to
+// see keys close without waiting.
+func WithKeyClock(now func() time.Time) Option { return func(o *runtimeOptions) { o.keyNow = now } }
 
 // Load reads the configuration file at path and opens it, as Open does. A path
 // that does not exist is an error; an empty path gives DefaultConfig.
@@ -123,7 +132,7 @@ const DefaultStore = "default"
 // options applies opts to the defaults: slog.Default and the wall clock. A nil
 // logger of WithLogger discards.
 func options(opts []Option) runtimeOptions {
-	o := runtimeOptions{logger: slog.Default(), now: time.Now}
+	o := runtimeOptions{logger: slog.Default(), now: time.Now, keyNow: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -147,7 +156,8 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &Runtime{o: o, stores: map[string]*lazy[storeBox]{}, gens: map[string]*generator{}}
+	rt := &Runtime{o: o, stores: map[string]*lazy[storeBox]{}, gens: map[string]*generator{},
+		jan: janitor{stop: make(chan struct{}), done: make(chan struct{})}}
 	for name, sc := range cfg.Stores {
 		rt.stores[name] = &lazy[storeBox]{
 			what: fmt.Sprintf("store %q", name), now: o.now,
@@ -160,6 +170,9 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 		g.built = lazy[built]{what: fmt.Sprintf("generator %q", p.name), now: o.now,
 			close: func(b *built) error { return (*b).close() },
 			open:  func(ctx context.Context) (*built, error) { return rt.build(ctx, p) }}
+		if p.keyed {
+			g.keys = newKeyedSet(rt, g)
+		}
 		rt.gens[p.name] = g
 	}
 	return rt, nil
@@ -187,7 +200,7 @@ func (rt *Runtime) Store(ctx context.Context, name string) (store.RangeStore, er
 // the generator, opening its store or leasing its slot under ctx; later calls do
 // not wait on ctx.
 func (rt *Runtime) Next(ctx context.Context, name string) (string, error) {
-	g, err := rt.generator(name)
+	g, err := rt.unkeyed(name)
 	if err != nil {
 		return "", err
 	}
@@ -202,7 +215,7 @@ func (rt *Runtime) Next(ctx context.Context, name string) (string, error) {
 // does its text. A periodic segment's ids are text only: its error wraps
 // ErrUnknownGenerator.
 func (rt *Runtime) NextInt(ctx context.Context, name string) (int64, error) {
-	g, err := rt.generator(name)
+	g, err := rt.unkeyed(name)
 	if err != nil {
 		return 0, err
 	}
@@ -219,10 +232,15 @@ func (rt *Runtime) NextInt(ctx context.Context, name string) (int64, error) {
 // Build builds the generator name when it is not built yet, opening its store or
 // leasing its slot under ctx, so that its first Next does not wait; it returns the
 // error the generator's calls would get now. Next builds on its own: Build is for a
-// caller that wants the cost paid, or the trouble known, early.
+// caller that wants the cost paid, or the trouble known, early. A keyed generator
+// builds a generator per key, on the key's first call: Build opens its store.
 func (rt *Runtime) Build(ctx context.Context, name string) error {
 	g, err := rt.generator(name)
 	if err != nil {
+		return err
+	}
+	if g.keys != nil {
+		_, err := rt.Store(ctx, g.plan.store)
 		return err
 	}
 	if _, err := g.get(ctx); err != nil {
@@ -234,10 +252,19 @@ func (rt *Runtime) Build(ctx context.Context, name string) error {
 // Stats returns the Stats of the segment or periodic-segment generator name once it
 // is built: a segment's one, a periodic segment's current and next. It builds
 // nothing and does no I/O; it returns nil for a generator not built yet, a
-// Snowflake generator and an unknown name.
+// Snowflake generator and an unknown name. A keyed generator's is one Stats for all
+// its keys, live and closed, at the template's key {namespace}/{name}: the sums of
+// their counters and rates, the largest batch and reservation time, and the error of
+// the most recently used key that failed; nil before its first key.
 func (rt *Runtime) Stats(name string) []segment.Stats {
 	g := rt.gens[name]
 	if g == nil {
+		return nil
+	}
+	if g.keys != nil {
+		if st, ok := g.keys.stats(); ok {
+			return []segment.Stats{st}
+		}
 		return nil
 	}
 	if b := g.built.v.Load(); b != nil {
@@ -311,7 +338,7 @@ func (rt *Runtime) generator(name string) (*generator, error) {
 // when needed, as the adapter type B of s.
 func builtAs[B built](ctx context.Context, rt *Runtime, name string, s Strategy) (B, error) {
 	var zero B
-	g, err := rt.generator(name)
+	g, err := rt.unkeyed(name)
 	if err != nil {
 		return zero, err
 	}
@@ -349,6 +376,8 @@ type GeneratorInfo struct {
 	Key      string // the store key or lease namespace: {namespace}/{name}
 	Store    string // the configured store; empty for a snowflake with a fixed machine id
 	Leases   bool   // it leases its machine id from Store: a snowflake without machine-id
+	// Keyed is a template of a sequence per key, at Key/{key}: see NextKey.
+	Keyed bool
 }
 
 // Generators describes the configured generators, sorted by name.
@@ -356,7 +385,7 @@ func (rt *Runtime) Generators() []GeneratorInfo {
 	infos := make([]GeneratorInfo, 0, len(rt.gens))
 	for _, name := range sortedKeys(rt.gens) {
 		p := rt.gens[name].plan
-		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.strategy, Key: p.key, Store: p.store, Leases: p.leases()})
+		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.strategy, Key: p.key, Store: p.store, Leases: p.leases(), Keyed: p.keyed})
 	}
 	return infos
 }
@@ -365,8 +394,13 @@ func (rt *Runtime) Generators() []GeneratorInfo {
 // after Close fail.
 func (rt *Runtime) Close() error {
 	var errs []error
+	rt.stopJanitor()
 	for _, name := range sortedKeys(rt.gens) {
-		errs = append(errs, rt.gens[name].built.shut())
+		g := rt.gens[name]
+		errs = append(errs, g.built.shut())
+		if g.keys != nil {
+			errs = append(errs, g.keys.shut())
+		}
 	}
 	for _, name := range sortedKeys(rt.stores) {
 		errs = append(errs, rt.stores[name].shut())

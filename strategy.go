@@ -53,9 +53,13 @@ type strategyDef struct {
 	check func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) error
 	// build makes the generator of p on st, which is nil without a store.
 	build func(ctx context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error)
+	// keyed builds the generator of one key of the keyed template p: at the store
+	// key key, with opts. It is nil for a strategy that cannot be keyed.
+	keyed func(p *plan, st store.RangeStore, key string, opts []segment.Option) (built, error)
 	// take returns the texts of g's next n ids, reserving exactly those where the
-	// strategy reserves.
-	take func(ctx context.Context, g *generator, n int64) ([]string, error)
+	// strategy reserves; key is the store key: the plan's, or one of a keyed
+	// template's keys.
+	take func(ctx context.Context, g *generator, key string, n int64) ([]string, error)
 	// decode says what text, a text of p's generator, stands for.
 	decode func(p *plan, text string) (Decoded, error)
 }

@@ -18,7 +18,7 @@ const MaxTake = 10_000
 // next n. Take is for one-shot programs such as the CLI; a long-lived process uses
 // Next, whose batches make gaps (S4) but spare the store.
 func (rt *Runtime) Take(ctx context.Context, name string, n int64) ([]string, error) {
-	g, err := rt.generator(name)
+	g, err := rt.unkeyed(name)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (rt *Runtime) Take(ctx context.Context, name string, n int64) ([]string, er
 }
 
 func (g *generator) take(ctx context.Context, n int64) ([]string, error) {
-	return g.plan.def.take(ctx, g, n)
+	return g.plan.def.take(ctx, g, g.plan.key, n)
 }
 
 // reserve reserves n values of key in the generator's store, outside its batches,

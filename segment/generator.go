@@ -110,6 +110,9 @@ func New(st store.RangeStore, key string, p BatchPolicy, opts ...Option) (*Gener
 				"raise ReserveTimeout or lower the store's timeout", p.ReserveTimeout, t.Timeout())}
 	}
 	g := &Generator{key: key, st: st, p: p, o: buildOptions(opts), lastEnd: -1}
+	if g.o.obsKey == "" {
+		g.o.obsKey = key
+	}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	g.meter.rate, g.meter.est = g.o.seedRate, g.o.seedRate
 	g.cur.Store(&span{prefetchAt: -1})

@@ -17,6 +17,8 @@ type options struct {
 	logger   *slog.Logger
 	exec     func(task func()) // nil: a goroutine a reservation
 	seedRate float64           // ids/s to size the first reservation by, until measured
+	obsKey   string            // the key events are reported under; "" is the generator's own
+	noTimers bool              // WithoutTimers
 }
 
 func buildOptions(opts []Option) options {
@@ -63,6 +65,20 @@ func withSeedRate(rate float64) Option { return func(o *options) { o.seedRate = 
 
 // WithObserver reports a generator's events to o, for metrics.
 func WithObserver(o Observer) Option { return func(opts *options) { opts.observer = o } }
+
+// WithObserverKey reports the events of a generator to its Observer under key
+// instead of the generator's store key, so that many generators can share one
+// series: the runtime's keyed generators report every key of a template under the
+// template's key.
+func WithObserverKey(key string) Option { return func(o *options) { o.obsKey = key } }
+
+// WithoutTimers makes a Periodic arm no timer of its own: it prepares the next
+// period on the first call inside the prewarm window rather than when the window
+// opens, and it seals no past period, so NewPeriodic refuses a SealAfter. It is for
+// processes holding many Periodics, such as the runtime's keyed generators, where a
+// timer each would cost memory and wake-ups; a Generator arms none anyway, but for the
+// retry after a failed reservation.
+func WithoutTimers() Option { return func(o *options) { o.noTimers = true } }
 
 // Observer receives the events of generators, for metrics. Its methods are called
 // outside the hot path, but a caller may be waiting: they must be fast and safe for

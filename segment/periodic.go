@@ -100,7 +100,14 @@ func NewPeriodic(st store.RangeStore, key string, period Period, loc *time.Locat
 	}
 	pd := &Periodic{
 		base: key, st: st, period: period, loc: loc, batch: b, policy: p,
-		opts: slices.Clip(opts), o: buildOptions(opts), seals: map[string]*time.Timer{},
+		opts: slices.Clip(opts), o: buildOptions(opts),
+	}
+	if p.SealAfter > 0 {
+		pd.seals = map[string]*time.Timer{}
+	}
+	if pd.o.noTimers && p.SealAfter > 0 {
+		return nil, &PolicyError{Policy: "PeriodicPolicy", Field: "SealAfter", Reason: fmt.Sprintf(
+			"is %v, and WithoutTimers arms no timer to seal with; leave it 0 and seal past periods offline", p.SealAfter)}
 	}
 	pd.ctx, pd.cancel = context.WithCancel(context.Background())
 	now := pd.o.now().In(loc)
@@ -209,6 +216,9 @@ func (p *Periodic) installLocked(e *epoch, n int64) {
 	if n >= e.prewarmAt {
 		p.prewarmLocked(e)
 		return
+	}
+	if p.o.noTimers {
+		return // the first call inside the prewarm window prepares it (turn)
 	}
 	// Prepare the next period on time even if no call comes during the prewarm.
 	p.prewarm = time.AfterFunc(time.Duration(e.prewarmAt-n), func() {

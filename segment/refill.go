@@ -40,7 +40,7 @@ func (w *waiter) expired(g *Generator, now time.Time) <-chan time.Time {
 func (w *waiter) done(g *Generator) {
 	if w.timer != nil {
 		w.timer.Stop()
-		g.o.observer.Waited(g.key, g.o.now().Sub(w.start))
+		g.o.observer.Waited(g.o.obsKey, g.o.now().Sub(w.start))
 	}
 }
 
@@ -207,13 +207,13 @@ func (g *Generator) reserve(f *refill) {
 	switch {
 	case closed:
 	case err == nil:
-		g.o.observer.Reserved(g.key, r, took)
+		g.o.observer.Reserved(g.o.obsKey, r, took)
 		g.o.logger.Debug("segment: reserved", "key", g.key, "range", r, "took", took)
 		if recovered > 0 {
 			g.o.logger.Info("segment: reservations work again", "key", g.key, "failures", recovered)
 		}
 	default:
-		g.o.observer.RefillFailed(g.key, err, took)
+		g.o.observer.RefillFailed(g.o.obsKey, err, took)
 		if g.o.onFailed != nil {
 			g.o.onFailed(err)
 		}

@@ -446,15 +446,14 @@ func (s *Server) revert4x(w http.ResponseWriter, r *http.Request) error {
 // id4x serves GET /ids/{name}: the next id of a segment or snowflake generator, as a
 // bare JSON number.
 func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.generator(r)
+	src, err := s.lookup4x(r)
 	if err != nil {
 		return err
 	}
-	g.used.Store(true)
-	if g.grouped != nil {
+	if g := src.g; g.grouped != nil {
 		return badRequest("generator %q is a %s generator, whose ids are text: use /ids/as-string/%s", g.info.Name, g.info.Strategy, g.info.Name)
 	}
-	v, err := s.rt.NextInt(r.Context(), g.info.Name)
+	v, err := s.rt.NextInt(r.Context(), src.g.info.Name)
 	if err != nil {
 		return err
 	}
@@ -465,16 +464,25 @@ func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
 // idAsString4x serves GET /ids/as-string/{name}: the text of the next id, as plain
 // text.
 func (s *Server) idAsString4x(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.generator(r)
+	src, err := s.lookup4x(r)
 	if err != nil {
 		return err
 	}
-	g.used.Store(true)
-	text, err := s.rt.Next(r.Context(), g.info.Name)
+	text, err := s.nextText(r.Context(), src)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, err = w.Write([]byte(text))
 	return err
+}
+
+// lookup4x resolves the generator of a 4.x id route. 4.x names no key: a keyed
+// generator is refused, with the /v1 route that serves its keys.
+func (s *Server) lookup4x(r *http.Request) (source, error) {
+	name := r.PathValue("name")
+	if g := s.gens[name]; g != nil && g.keyed {
+		return source{}, badRequest("generator %q is keyed, a sequence per key, and 4.x's /ids routes name no key: use /v1/generators/%s/next?key=K", name, name)
+	}
+	return s.lookup(name, "")
 }

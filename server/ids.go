@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/codec"
+	"github.com/cosid-go/cosid/store"
 )
 
 // MaxCount is the most ids one request of /next or /range asks for.
@@ -28,6 +30,7 @@ type generator struct {
 	grouped codec.GroupedCodec // periodic-segment
 	decimal bool               // codec writes plain decimal: ids are appended without it
 	ranges  bool               // a segment: its ids come as ranges, for /range and /next
+	keyed   bool               // a template of a sequence per key: its calls name one
 }
 
 // generators returns rt's generators by name.
@@ -39,13 +42,10 @@ func generators(rt *cosid.Runtime) map[string]*generator {
 		g.grouped, _ = rt.GroupedCodec(info.Name)
 		g.decimal = g.codec != nil && isDecimal(g.codec)
 		g.ranges = info.Strategy == cosid.StrategySegment
+		g.keyed = info.Keyed
 		gens[info.Name] = g
 	}
 	return gens
-}
-
-func (s *Server) generator(r *http.Request) (*generator, error) {
-	return s.generatorNamed(r.PathValue("name"))
 }
 
 func (s *Server) generatorNamed(name string) (*generator, error) {
@@ -59,24 +59,70 @@ func (s *Server) generatorNamed(name string) (*generator, error) {
 	return nil, fmt.Errorf("%w %q; configured: %s", cosid.ErrUnknownGenerator, name, configured)
 }
 
-// count reads the count parameter: 1–MaxCount, default 1. A query with a ';', or
-// with count twice, is refused: it would serve another count than the one meant.
-func count(r *http.Request) (int64, error) {
-	raw := r.URL.RawQuery
-	if strings.IndexByte(raw, ';') >= 0 || strings.IndexByte(raw, '&') >= 0 {
-		if err := checkQuery(raw); err != nil {
-			return 0, err
+// source is what serves the ids of a request: a generator, or one key of a keyed
+// generator. Server.lookup makes it, for every API that hands out ids, so that they
+// all refuse the same calls alike.
+type source struct {
+	g   *generator
+	key string // "" for a generator that is not keyed
+}
+
+// lookup resolves a generator's name and a key ("" for none) to what serves their
+// ids. An unknown name is an error wrapping cosid.ErrUnknownGenerator (404); a keyed
+// generator without a key, a key to one that is not keyed, and a key that
+// cosid.CheckKey refuses are bad requests (400) that say what to send.
+func (s *Server) lookup(name, key string) (source, error) {
+	g, err := s.generatorNamed(name)
+	if err != nil {
+		return source{}, err
+	}
+	switch {
+	case g.keyed && key == "":
+		return source{}, badRequest("generator %q is keyed, a sequence per key: name one, as ?key=K (K is %s)", name, keyRule)
+	case !g.keyed && key != "":
+		return source{}, badRequest("generator %q is not keyed: it takes no key; leave out key", name)
+	case key != "":
+		if err := cosid.CheckKey(key); err != nil {
+			return source{}, badRequest("key: %v", err)
 		}
 	}
-	v, _ := queryValue(raw, "count")
-	if v == "" {
-		return 1, nil
+	g.used.Store(true)
+	return source{g: g, key: key}, nil
+}
+
+// keyRule says what a key may hold, as cosid.CheckKey does.
+const keyRule = "1–128 bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-'"
+
+// params reads the parameters of /next and /range: count, 1–MaxCount (default 1),
+// and key (none: ""). A query with a ';', or with a parameter twice, is refused: it
+// would serve another count or key than the one meant; so is an empty key.
+func params(r *http.Request) (n int64, key string, err error) {
+	raw := r.URL.RawQuery
+	var c string
+	if strings.IndexByte(raw, ';') >= 0 || strings.IndexByte(raw, '&') >= 0 {
+		if err := checkQuery(raw); err != nil {
+			return 0, "", err
+		}
+		values, _ := url.ParseQuery(raw) // checkQuery parsed it
+		c, key = values.Get("count"), values.Get("key")
+		if _, ok := values["key"]; ok && key == "" {
+			return 0, "", badRequest("key is empty: want %s, or leave out key", keyRule)
+		}
+	} else {
+		c, _ = queryValue(raw, "count")
+		var ok bool
+		if key, ok = queryValue(raw, "key"); ok && key == "" {
+			return 0, "", badRequest("key is empty: want %s, or leave out key", keyRule)
+		}
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
+	if c == "" {
+		return 1, key, nil
+	}
+	n, err = strconv.ParseInt(c, 10, 64)
 	if err != nil || n < 1 || n > MaxCount {
-		return 0, badRequest("count %q: want a whole number from 1 to %d", v, MaxCount)
+		return 0, "", badRequest("count %q: want a whole number from 1 to %d", c, MaxCount)
 	}
-	return n, nil
+	return n, key, nil
 }
 
 // isDecimal reports whether c writes every id as strconv.FormatInt does, judged by
@@ -95,17 +141,46 @@ func isDecimal(c codec.Codec) bool {
 	}
 }
 
-// appendNext appends the texts of g's next n ids to buf with each. A segment's ids
-// come as one range; the others come one by one from the runtime, which also
-// replaces a Snowflake generator that lost its lease.
-func (s *Server) appendNext(ctx context.Context, g *generator, w *idWriter, n int64) error {
-	g.used.Store(true)
+// rangeOf returns n consecutive ids of a segment generator, or of a key of one.
+func (s *Server) rangeOf(ctx context.Context, src source, n int64) (store.Range, error) {
+	if src.key != "" {
+		return s.rt.NextKeyRange(ctx, src.g.info.Name, src.key, n)
+	}
+	seg, err := s.rt.Segment(ctx, src.g.info.Name)
+	if err != nil {
+		return store.Range{}, err
+	}
+	return seg.NextRange(n)
+}
+
+// nextText returns the text of the next id of src.
+func (s *Server) nextText(ctx context.Context, src source) (string, error) {
+	if src.key != "" {
+		return s.rt.NextKey(ctx, src.g.info.Name, src.key)
+	}
+	return s.rt.Next(ctx, src.g.info.Name)
+}
+
+// texts returns the texts of the next n ids of src, for the APIs that answer a list.
+func (s *Server) texts(ctx context.Context, src source, n int64) ([]string, error) {
+	w := idWriter{buf: make([]byte, 0, 24*n)}
+	if err := s.appendNext(ctx, src, &w, n); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, n)
+	for line := range strings.Lines(string(w.buf)) {
+		out = append(out, line[:len(line)-1])
+	}
+	return out, nil
+}
+
+// appendNext appends the texts of the next n ids of src to w. A segment's ids come
+// as one range; the others come one by one from the runtime, which also replaces a
+// Snowflake generator that lost its lease.
+func (s *Server) appendNext(ctx context.Context, src source, w *idWriter, n int64) error {
+	g := src.g
 	if g.ranges {
-		seg, err := s.rt.Segment(ctx, g.info.Name)
-		if err != nil {
-			return err
-		}
-		rg, err := seg.NextRange(n)
+		rg, err := s.rangeOf(ctx, src, n)
 		if err != nil {
 			return err
 		}
@@ -123,7 +198,7 @@ func (s *Server) appendNext(ctx context.Context, g *generator, w *idWriter, n in
 		return nil
 	}
 	for range n {
-		text, err := s.rt.Next(ctx, g.info.Name)
+		text, err := s.nextText(ctx, src)
 		if err != nil {
 			return err
 		}
@@ -237,13 +312,14 @@ func wantsJSON(r *http.Request) bool {
 	return len(accept) > 0 && strings.Contains(accept[0], "application/json")
 }
 
-// next serves GET /v1/generators/{name}/next?count=N.
+// next serves GET /v1/generators/{name}/next?count=N, and ?key=K&count=N of a keyed
+// generator.
 func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error {
-	g, err := s.generatorNamed(name)
+	n, key, err := params(r)
 	if err != nil {
 		return err
 	}
-	n, err := count(r)
+	src, err := s.lookup(name, key)
 	if err != nil {
 		return err
 	}
@@ -254,7 +330,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 		ct = contentJSON
 		iw.buf = append(iw.buf, `{"ids":[`...)
 	}
-	err = s.appendNext(r.Context(), g, &iw, n)
+	err = s.appendNext(r.Context(), src, &iw, n)
 	if err == nil {
 		if iw.asJSON {
 			iw.buf = append(iw.buf, "]}\n"...)
@@ -267,25 +343,25 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 	return err
 }
 
-// nextRange serves GET /v1/generators/{name}/range?count=N.
+// nextRange serves GET /v1/generators/{name}/range?count=N, and ?key=K&count=N of a
+// keyed generator.
 func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.generator(r)
+	n, key, err := params(r)
+	if err != nil {
+		return err
+	}
+	g, err := s.generatorNamed(r.PathValue("name"))
 	if err != nil {
 		return err
 	}
 	if !g.ranges {
 		return badRequest("generator %q is a %s generator; only a segment generator hands out ranges", g.info.Name, g.info.Strategy)
 	}
-	n, err := count(r)
+	src, err := s.lookup(g.info.Name, key)
 	if err != nil {
 		return err
 	}
-	g.used.Store(true)
-	seg, err := s.rt.Segment(r.Context(), g.info.Name)
-	if err != nil {
-		return err
-	}
-	rg, err := seg.NextRange(n)
+	rg, err := s.rangeOf(r.Context(), src, n)
 	if err != nil {
 		return err
 	}
@@ -300,6 +376,9 @@ type generatorJSON struct {
 	Key      string `json:"key"`
 	Store    string `json:"store,omitempty"`
 	State    string `json:"state"` // idle (not served yet), serving, or failing: the last error
+	// Keyed is a template of a sequence per key; LiveKeys counts its keys open now.
+	Keyed    bool `json:"keyed,omitempty"`
+	LiveKeys *int `json:"liveKeys,omitempty"`
 }
 
 // inventory serves GET /v1/generators.
@@ -309,8 +388,12 @@ func (s *Server) inventory(w http.ResponseWriter, r *http.Request) error {
 	}{Generators: []generatorJSON{}}
 	for _, name := range s.names {
 		g := s.gens[name]
-		out.Generators = append(out.Generators, generatorJSON{Name: name, Strategy: g.info.Strategy.String(), Key: g.info.Key,
-			Store: g.info.Store, State: s.state(r.Context(), g)})
+		gj := generatorJSON{Name: name, Strategy: g.info.Strategy.String(), Key: g.info.Key,
+			Store: g.info.Store, State: s.state(r.Context(), g), Keyed: g.keyed}
+		if ks, ok := s.rt.KeyStats(name); ok {
+			gj.LiveKeys = &ks.Live
+		}
+		out.Generators = append(out.Generators, gj)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -342,11 +425,20 @@ type decoded struct {
 	Sequence *int   `json:"sequence,omitempty"`
 }
 
-// decode serves GET /v1/generators/{name}/decode?text=….
+// decode serves GET /v1/generators/{name}/decode?text=…. Every key of a keyed
+// generator has the template's codec, so its key may be left out; one given is
+// checked, as /next checks it.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.generator(r)
+	g, err := s.generatorNamed(r.PathValue("name"))
 	if err != nil {
 		return err
+	}
+	if key := r.URL.Query(); key.Has("key") {
+		if k := key.Get("key"); k == "" {
+			return badRequest("key is empty: want %s, or leave out key", keyRule)
+		} else if _, err := s.lookup(g.info.Name, k); err != nil {
+			return err
+		}
 	}
 	if !r.URL.Query().Has("text") {
 		return badRequest("text is missing: want ?text=an id of %q", g.info.Name)

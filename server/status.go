@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/metrics"
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
@@ -84,6 +85,18 @@ func (s *Server) segmentStats(g *generator) []segment.Stats {
 	return s.rt.Stats(g.info.Name)
 }
 
+// KeyCounts returns the key counts of the keyed generators, one a template, for
+// metrics.NewKeyCollector. It opens nothing.
+func (s *Server) KeyCounts() []metrics.KeyCount {
+	var all []metrics.KeyCount
+	for _, name := range s.names {
+		if ks, ok := s.rt.KeyStats(name); ok {
+			all = append(all, metrics.KeyCount{Generator: name, Live: ks.Live, Opened: ks.Opened, Evicted: ks.Evicted, IdleClosed: ks.IdleClosed})
+		}
+	}
+	return all
+}
+
 // Leases returns the slot leases of the Snowflake generators that this server has
 // served, for metrics.NewLeaseCollector. It builds no generator.
 func (s *Server) Leases() []store.Lease {
@@ -120,6 +133,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		for _, st := range s.segmentStats(g) {
 			gv.Rows = append(gv.Rows, viewStats(st))
 		}
+		if ks, ok := s.rt.KeyStats(name); ok {
+			keyedView(&gv, ks)
+		}
 		if g.info.Strategy == cosid.StrategySnowflake {
 			gv.Note = "Snowflake: see its lease below"
 			if l, ok := s.lease(g); ok {
@@ -146,4 +162,16 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// keyedView shows a keyed generator as one row for all its keys, never one a key:
+// the row's counters are the sums over its keys, and its range their count.
+func keyedView(gv *generatorView, ks cosid.KeyStats) {
+	gv.Note = fmt.Sprintf("keyed: no key served yet (at most %d live)", ks.MaxLive)
+	for i := range gv.Rows {
+		gv.Rows[i].Key = gv.Key + "/{key}"
+		gv.Rows[i].Current = fmt.Sprintf("keyed: %d live keys of at most %d; %d opened, %d closed for max-live-keys, %d for idle-close",
+			ks.Live, ks.MaxLive, ks.Opened, ks.Evicted, ks.IdleClosed)
+		gv.Rows[i].Next = ""
+	}
 }

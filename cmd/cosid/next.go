@@ -162,6 +162,7 @@ func nextCommand(stderr io.Writer) *cobra.Command {
 	var (
 		count  int64
 		config string
+		key    string
 		sf     storeFlags
 	)
 	cmd := &cobra.Command{
@@ -184,11 +185,16 @@ ad-hoc segment with the key NS/NAME; its store is the embedded default, the SQLi
 file cosid.db in the working directory (said on stderr), unless --dsn names another
 database (an SQLite file, or a DSN of pgx, mysql or sqlserver).
 
+A keyed generator (keyed: true) keeps a sequence per key: --key K names the key,
+1–128 bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-', whose store key is
+NS/NAME/K. It is required for a keyed generator and refused for any other.
+
 A generator on a store of type memory is refused: each run is a process of its
 own, and the store's ids and slot leases die with it.`,
 		Example: `  cosid next order -n 3
   cosid next bill --config cosid.yaml
   cosid next invoice --store db --config cosid.yaml
+  cosid next invoice --key acme -n 3
   cosid next order --dsn /var/lib/cosid.db
   cosid next order --dsn 'postgres://app@db:5432/app'
   cosid next order --dsn 'app@tcp(db:3306)/app'`,
@@ -229,16 +235,17 @@ own, and the store's ids and slot leases die with it.`,
 					fmt.Fprintf(stderr, "cosid: no %s here: %s is an ad-hoc segment on the default store, the SQLite file cosid.db\n", config, name)
 				}
 			}
-			return printNext(cmd.Context(), cmd.OutOrStdout(), stderr, cfg, name, count)
+			return printNext(cmd.Context(), cmd.OutOrStdout(), stderr, cfg, name, key, count)
 		},
 	}
 	cmd.Flags().Int64VarP(&count, "count", "n", 1, "how many ids to print")
 	cmd.Flags().StringVarP(&config, "config", "c", defaultConfig, "the configuration file")
+	cmd.Flags().StringVar(&key, "key", "", "the key of a keyed generator: its ids are the key's own sequence")
 	sf.register(cmd)
 	return cmd
 }
 
-func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, name string, count int64) error {
+func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, name, key string, count int64) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -250,14 +257,28 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	if err := oneShotStore(cfg, name, gc); err != nil {
 		return err
 	}
+	switch {
+	case gc.Keyed && key == "":
+		return fmt.Errorf("generator %q is keyed, a sequence per key: name the key with --key K", name)
+	case !gc.Keyed && key != "":
+		return fmt.Errorf("--key %q: generator %q is not keyed; leave out --key, or set keyed: true in its configuration", key, name)
+	case key != "":
+		if err := cosid.CheckKey(key); err != nil {
+			return fmt.Errorf("--key: %w", err)
+		}
+	}
 	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
+	take := func(n int64) ([]string, error) { return rt.Take(ctx, name, n) }
+	if key != "" {
+		take = func(n int64) ([]string, error) { return rt.TakeKey(ctx, name, key, n) }
+	}
 	w := bufio.NewWriter(stdout)
 	for left, size := count, int64(1); left > 0; left, size = left-min(left, size), min(2*size, chunk) {
-		texts, err := rt.Take(ctx, name, min(left, size))
+		texts, err := take(min(left, size))
 		if err != nil {
 			return errors.Join(err, w.Flush())
 		}

@@ -74,7 +74,7 @@ func TestNext_ReaderStoppingEarlyLeavesOneReservation(t *testing.T) {
 	for _, k := range []int{0, 1, 5, 100, 1500, 5000} {
 		dir := t.TempDir()
 		w := &failAfter{lines: k}
-		err := printNext(t.Context(), w, io.Discard, pipeConfig(t, dir), "order", 1_000_000)
+		err := printNext(t.Context(), w, io.Discard, pipeConfig(t, dir), "order", "", 1_000_000)
 		if !errors.Is(err, syscall.EPIPE) {
 			t.Fatalf("k=%d: printNext = %v, want the write's EPIPE", k, err)
 		}
@@ -109,7 +109,7 @@ func TestNext_ClosedPipe(t *testing.T) {
 		read <- line
 	}()
 	counted := &countingWriter{w: pw}
-	err = printNext(t.Context(), counted, io.Discard, pipeConfig(t, dir), "order", 1_000_000)
+	err = printNext(t.Context(), counted, io.Discard, pipeConfig(t, dir), "order", "", 1_000_000)
 	pw.Close()
 	if first := <-read; first != "1\n" || !errors.Is(err, syscall.EPIPE) {
 		t.Fatalf("first line %q, printNext = %v; want 1 and EPIPE", first, err)

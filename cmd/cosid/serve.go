@@ -154,7 +154,8 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if err := checkExposure(f.addr, cfg.Serve, srv); err != nil {
 		return err
 	}
-	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases), metrics.NewCapacityCollector(metrics.RuntimeCapacity(rt)))
+	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases),
+		metrics.NewCapacityCollector(metrics.RuntimeCapacity(rt)), metrics.NewKeyCollector(srv.KeyCounts))
 	hs := srv.HTTPServer(f.addr)
 	maxConns := f.maxConnections
 	if maxConns == 0 {

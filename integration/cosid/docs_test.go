@@ -75,7 +75,11 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 				return
 			}
 			for _, g := range rt.Generators() {
-				if _, err := rt.Next(t.Context(), g.Name); err != nil {
+				next := func() (string, error) { return rt.Next(t.Context(), g.Name) }
+				if g.Keyed {
+					next = func() (string, error) { return rt.NextKey(t.Context(), g.Name, "docs-key") }
+				}
+				if _, err := next(); err != nil {
 					t.Errorf("Next(%q): %v", g.Name, err)
 				}
 			}

@@ -1,0 +1,81 @@
+package cosid
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cosid-go/cosid/store"
+)
+
+// MaxKeyLen is the longest key of a keyed generator, in bytes.
+const MaxKeyLen = 128
+
+// DefaultMaxLiveKeys is the max-live-keys of a keyed generator that sets none.
+const DefaultMaxLiveKeys = 100_000
+
+// DefaultIdleClose is the idle-close of a keyed generator that sets none.
+const DefaultIdleClose = 10 * time.Minute
+
+// keyAllowed says what a key may hold, for errors.
+const keyAllowed = "1–128 bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-'"
+
+// CheckKey reports whether key may name a sequence of a keyed generator: 1 to
+// MaxKeyLen bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-'. A '/' is refused, so that
+// no key reaches another key's or a period's store key, and so are "." and "..",
+// which a path would read as a directory. The error wraps ErrInvalidKey and says
+// what is allowed.
+func CheckKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w: the key is empty; want %s", ErrInvalidKey, keyAllowed)
+	case len(key) > MaxKeyLen:
+		return fmt.Errorf("%w: the key %.40q… is %d bytes; want %s", ErrInvalidKey, key, len(key), keyAllowed)
+	case key == "." || key == "..":
+		return fmt.Errorf("%w: the key %q is one that a path reads as a directory; want %s, other than \".\" and \"..\"", ErrInvalidKey, key, keyAllowed)
+	}
+	for i := range len(key) {
+		if !keyByte(key[i]) {
+			return fmt.Errorf("%w: the key %q has %q at byte %d; want %s", ErrInvalidKey, key, key[i], i, keyAllowed)
+		}
+	}
+	return nil
+}
+
+func keyByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-'
+}
+
+// checkKeyed checks the keyed settings of a generator on segments.
+func (p *plan) checkKeyed(gc GeneratorConfig) error {
+	p.keyed = gc.Keyed
+	if !p.keyed {
+		switch {
+		case gc.MaxLiveKeys != nil:
+			return p.errorf("max-live-keys", "only a keyed generator takes it; set keyed: true, or remove max-live-keys")
+		case gc.IdleClose != nil:
+			return p.errorf("idle-close", "only a keyed generator takes it; set keyed: true, or remove idle-close")
+		}
+		return nil
+	}
+	p.maxLive, p.idleClose = DefaultMaxLiveKeys, DefaultIdleClose
+	if gc.MaxLiveKeys != nil {
+		if p.maxLive = *gc.MaxLiveKeys; p.maxLive < 1 {
+			return p.errorf("max-live-keys", "%d, want ≥ 1 (or leave it out for %d)", p.maxLive, DefaultMaxLiveKeys)
+		}
+	}
+	if gc.IdleClose != nil {
+		if p.idleClose = *gc.IdleClose; p.idleClose <= 0 {
+			return p.errorf("idle-close", "%v, want a positive duration (or leave it out for %v)", p.idleClose, DefaultIdleClose)
+		}
+	}
+	// The longest store key: a key of MaxKeyLen bytes, and a periodic one's period.
+	longest := len(p.key) + 1 + MaxKeyLen
+	if gc.Strategy == StrategyPeriodic {
+		longest += len("/20261027")
+	}
+	if longest > store.MaxKeyLen {
+		return p.errorf("keyed", "the store key of a key of %d bytes would be %d bytes, over the stores' limit of %d; shorten the namespace or the generator's name",
+			MaxKeyLen, longest, store.MaxKeyLen)
+	}
+	return nil
+}

@@ -1,0 +1,438 @@
+package cosid_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/store"
+)
+
+const keyedConfig = `
+cosid:
+  namespace: app
+  stores:
+    mem: { type: memory }
+  generators:
+    invoice:
+      strategy: segment
+      store: mem
+      step: 10
+      lookahead: 0s
+      keyed: true
+      max-live-keys: 2
+      idle-close: 1m
+      codec: [ { prefix: { value: "INV-" } }, { to-string: {} } ]
+    bill:
+      strategy: periodic-segment
+      store: mem
+      period: YEAR_MONTH_DAY
+      zone: UTC
+      keyed: true
+    order: { strategy: segment, store: mem }
+`
+
+// openKeyed opens text on a key clock the test moves.
+func openKeyed(t *testing.T, text string, opts ...cosid.Option) (*cosid.Runtime, *fakeClock) {
+	t.Helper()
+	cfg, err := cosid.ParseConfig([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{now: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
+	rt, err := cosid.Open(t.Context(), cfg, append([]cosid.Option{cosid.WithLogger(nil), cosid.WithKeyClock(clock.Now)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt, clock
+}
+
+func nextKeyInt(t *testing.T, rt *cosid.Runtime, name, key string) int64 {
+	t.Helper()
+	v, err := rt.NextKeyInt(t.Context(), name, key)
+	if err != nil {
+		t.Fatalf("NextKeyInt(%q, %q): %v", name, key, err)
+	}
+	return v
+}
+
+func TestNextKey_SequencePerKeyWithTheTemplatesCodec(t *testing.T) {
+	rt, _ := openKeyed(t, keyedConfig)
+	ctx := t.Context()
+	var got []string
+	for _, key := range []string{"acme", "acme", "globex", "acme", "globex"} {
+		text, err := rt.NextKey(ctx, "invoice", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, key+"="+text)
+	}
+	want := "acme=INV-1 acme=INV-2 globex=INV-1 acme=INV-3 globex=INV-2"
+	if strings.Join(got, " ") != want {
+		t.Errorf("NextKey gave %v; want %s", got, want)
+	}
+	// The key's sequence is the store key {namespace}/{name}/{key}: a reservation
+	// there lies above the key's first range of 10.
+	st, err := rt.Store(ctx, "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Reserve(ctx, "app/invoice/acme", 1, 1)
+	if err != nil || r.Start != 11 {
+		t.Errorf("Reserve(app/invoice/acme) = %v, %v; want the value after the key's range [1, 11)", r, err)
+	}
+	if r, err := rt.NextKeyRange(ctx, "invoice", "globex", 3); err != nil || r != (store.Range{Start: 3, End: 6}) {
+		t.Errorf("NextKeyRange(globex, 3) = %v, %v; want [3, 6), after globex's two ids", r, err)
+	}
+	if _, err := rt.NextKeyRange(ctx, "bill", "globex", 3); !errors.Is(err, cosid.ErrUnknownGenerator) {
+		t.Errorf("NextKeyRange of a periodic one: %v; want ErrUnknownGenerator", err)
+	}
+	seg, err := rt.SegmentKey(ctx, "invoice", "acme")
+	if err != nil || seg.Key() != "app/invoice/acme" {
+		t.Errorf("SegmentKey = %v, %v; want the generator of app/invoice/acme", seg, err)
+	}
+}
+
+func TestNextKey_PeriodicKeyAddsThePeriod(t *testing.T) {
+	rt, _ := openKeyed(t, keyedConfig)
+	ctx := t.Context()
+	today := time.Now().UTC().Format("20060102")
+	for i, want := range []string{today + "-1", today + "-2"} {
+		if text, err := rt.NextKey(ctx, "bill", "shop-1"); err != nil || text != want {
+			t.Errorf("call %d: NextKey(bill, shop-1) = %q, %v; want %q", i, text, err, want)
+		}
+	}
+	if text, err := rt.NextKey(ctx, "bill", "shop-2"); err != nil || text != today+"-1" {
+		t.Errorf("NextKey(bill, shop-2) = %q, %v; want its own sequence, %q", text, err, today+"-1")
+	}
+	p, err := rt.PeriodicKey(ctx, "bill", "shop-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := p.Stats(); len(st) == 0 || st[0].Key != "app/bill/shop-1/"+today {
+		t.Errorf("PeriodicKey's Stats = %+v; want the key app/bill/shop-1/%s", st, today)
+	}
+	texts, err := rt.TakeKey(ctx, "bill", "shop-3", 2)
+	if err != nil || strings.Join(texts, " ") != today+"-1 "+today+"-2" {
+		t.Errorf("TakeKey(bill, shop-3, 2) = %v, %v; want exactly the key's first two", texts, err)
+	}
+}
+
+func TestNextKey_RefusesCallsThatMissTheKeyOrGiveOne(t *testing.T) {
+	rt, _ := openKeyed(t, keyedConfig)
+	ctx := t.Context()
+	var order struct {
+		ID int64 `cosid:"invoice"`
+	}
+	tests := []struct {
+		name    string
+		call    func() error
+		want    error
+		mention string
+	}{
+		{"Next on a keyed one", func() error { _, err := rt.Next(ctx, "invoice"); return err }, cosid.ErrKeyRequired, "name the key"},
+		{"NextInt on a keyed one", func() error { _, err := rt.NextInt(ctx, "invoice"); return err }, cosid.ErrKeyRequired, `"invoice" is keyed`},
+		{"Take on a keyed one", func() error { _, err := rt.Take(ctx, "invoice", 1); return err }, cosid.ErrKeyRequired, "NextKey"},
+		{"Segment on a keyed one", func() error { _, err := rt.Segment(ctx, "invoice"); return err }, cosid.ErrKeyRequired, "NextKey"},
+		{"Fill of a keyed one", func() error { return rt.Fill(ctx, &order) }, cosid.ErrKeyRequired, "field ID"},
+		{"NextKey on a plain one", func() error { _, err := rt.NextKey(ctx, "order", "a"); return err }, cosid.ErrNotKeyed, "keyed: true"},
+		{"SegmentKey on a plain one", func() error { _, err := rt.SegmentKey(ctx, "order", "a"); return err }, cosid.ErrNotKeyed, "takes no key"},
+		{"TakeKey on a plain one", func() error { _, err := rt.TakeKey(ctx, "order", "a", 1); return err }, cosid.ErrNotKeyed, "takes no key"},
+		{"an empty key", func() error { _, err := rt.NextKey(ctx, "invoice", ""); return err }, cosid.ErrInvalidKey, "the key is empty; want 1–128 bytes of A-Z"},
+		{"a key with a slash", func() error { _, err := rt.NextKey(ctx, "invoice", "a/b"); return err }, cosid.ErrInvalidKey, `has '/' at byte 1`},
+		{"a key of 129 bytes", func() error { _, err := rt.NextKey(ctx, "invoice", strings.Repeat("k", 129)); return err }, cosid.ErrInvalidKey, "is 129 bytes"},
+		{"a bad key to TakeKey", func() error { _, err := rt.TakeKey(ctx, "invoice", "ü", 1); return err }, cosid.ErrInvalidKey, "want 1–128 bytes"},
+		{"NextKeyInt of a periodic one", func() error { _, err := rt.NextKeyInt(ctx, "bill", "a"); return err }, cosid.ErrUnknownGenerator, "text only"},
+		{"PeriodicKey of a segment", func() error { _, err := rt.PeriodicKey(ctx, "invoice", "a"); return err }, cosid.ErrUnknownGenerator, "not a periodic-segment one"},
+		{"an unknown name", func() error { _, err := rt.NextKey(ctx, "nope", "a"); return err }, cosid.ErrUnknownGenerator, "configured: bill, invoice, order"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.mention) {
+				t.Errorf("error %v; want one wrapping %v that mentions %q", err, tt.want, tt.mention)
+			}
+		})
+	}
+	if ks, _ := rt.KeyStats("invoice"); ks.Opened != 0 {
+		t.Errorf("refused calls opened %d keys; want none", ks.Opened)
+	}
+}
+
+func TestConfig_KeyedSettingsAreChecked(t *testing.T) {
+	long := strings.Repeat("n", 120)
+	tests := []struct{ gen, want string }{
+		{"{strategy: snowflake, machine-id: 1, keyed: true}",
+			"cosid.generators.g.keyed: a snowflake generator cannot be keyed: only segment and periodic-segment generators keep a sequence per key; remove keyed"},
+		{"{strategy: segment, store: mem, max-live-keys: 5}", "cosid.generators.g.max-live-keys: only a keyed generator takes it; set keyed: true"},
+		{"{strategy: segment, store: mem, idle-close: 1m}", "cosid.generators.g.idle-close: only a keyed generator takes it"},
+		{"{strategy: segment, store: mem, keyed: true, max-live-keys: 0}", "cosid.generators.g.max-live-keys: 0, want ≥ 1 (or leave it out for 100000)"},
+		{"{strategy: segment, store: mem, keyed: true, idle-close: -1s}", "cosid.generators.g.idle-close: -1s, want a positive duration (or leave it out for 10m0s)"},
+		{"{strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, keyed: true, seal-after: 48h}",
+			"cosid.generators.g.seal-after: a keyed generator seals no past period"},
+		{"{strategy: segment, store: mem, keyed: true}\n    " + long + ": {strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, keyed: true}",
+			"cosid.generators." + long + ".keyed: the store key of a key of 128 bytes would be 262 bytes, over the stores' limit of 255"},
+	}
+	for _, tt := range tests {
+		_, err := openYAML(t, "cosid:\n  namespace: app\n"+memStore+"  generators:\n    g: "+tt.gen+"\n")
+		if !errors.Is(err, cosid.ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("generator %s: error %v; want ErrConfig containing %q", tt.gen, err, tt.want)
+		}
+	}
+}
+
+// TestNextKey_EvictsTheLeastRecentlyUsedKey uses three keys of a template of two live
+// keys: the one used longest ago closes, and its ids go on above every id it handed
+// out, from a new range; the key used since keeps its range.
+func TestNextKey_EvictsTheLeastRecentlyUsedKey(t *testing.T) {
+	rt, _ := openKeyed(t, keyedConfig)
+	a1, b1, a2 := nextKeyInt(t, rt, "invoice", "a"), nextKeyInt(t, rt, "invoice", "b"), nextKeyInt(t, rt, "invoice", "a")
+	nextKeyInt(t, rt, "invoice", "c") // the third live key: b goes
+	ks, _ := rt.KeyStats("invoice")
+	if ks.Live != 2 || ks.Evicted != 1 || ks.Opened != 3 {
+		t.Errorf("KeyStats = %+v; want 2 live, 3 opened, 1 evicted", ks)
+	}
+	if a3 := nextKeyInt(t, rt, "invoice", "a"); a1 != 1 || a2 != 2 || a3 != 3 {
+		t.Errorf("a gave %d, %d, %d; want 1, 2, 3 from its one range: it was used after b", a1, a2, a3)
+	}
+	if b2 := nextKeyInt(t, rt, "invoice", "b"); b1 != 1 || b2 != 11 {
+		t.Errorf("b gave %d, then %d after it was evicted; want 1, then 11: its range [1, 11) is a gap", b1, b2)
+	}
+}
+
+func TestNextKey_ClosesAKeyIdleForIdleClose(t *testing.T) {
+	rt, clock := openKeyed(t, keyedConfig)
+	nextKeyInt(t, rt, "invoice", "a")
+	clock.Add(59 * time.Second)
+	nextKeyInt(t, rt, "invoice", "b")
+	if ks, _ := rt.KeyStats("invoice"); ks.Live != 2 || ks.IdleClosed != 0 {
+		t.Fatalf("after 59s: KeyStats = %+v; want a still live", ks)
+	}
+	clock.Add(time.Second) // a is idle for 1m, b for 1s
+	nextKeyInt(t, rt, "invoice", "b")
+	if ks, _ := rt.KeyStats("invoice"); ks.Live != 1 || ks.IdleClosed != 1 || ks.Evicted != 0 {
+		t.Errorf("after a was idle 1m: KeyStats = %+v; want a closed for idle-close, b live", ks)
+	}
+	if a := nextKeyInt(t, rt, "invoice", "a"); a != 11 {
+		t.Errorf("a after its idle close gave %d; want 11, above its first range", a)
+	}
+}
+
+// TestNextKey_SweepClosesIdleKeysWithoutCalls leaves a key idle with no call at all:
+// the runtime's one sweep closes it, on synctest's time.
+func TestNextKey_SweepClosesIdleKeysWithoutCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg, err := cosid.ParseConfig([]byte(keyedConfig))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		nextKeyInt(t, rt, "invoice", "a")
+		time.Sleep(59 * time.Second) // sleep-ok: synctest's fake time
+		synctest.Wait()
+		if ks, _ := rt.KeyStats("invoice"); ks.Live != 1 {
+			t.Fatalf("after 59s: KeyStats = %+v; want a live", ks)
+		}
+		time.Sleep(30 * time.Second) // sleep-ok: synctest's fake time; the sweep runs every 15s
+		synctest.Wait()
+		if ks, _ := rt.KeyStats("invoice"); ks.Live != 0 || ks.IdleClosed != 1 {
+			t.Errorf("after 89s idle: KeyStats = %+v; want a closed by the sweep", ks)
+		}
+	})
+}
+
+// TestNextKey_ConcurrentKeysWithEvictionChurnNeverRepeat runs many goroutines over
+// more keys than the template keeps live, so that keys close and open again under
+// the callers: no id repeats within a key, and each caller sees a key's ids rise.
+func TestNextKey_ConcurrentKeysWithEvictionChurnNeverRepeat(t *testing.T) {
+	rt, clock := openKeyed(t, keyedConfig)
+	const workers, calls, keys = 8, 3000, 24
+	var mu sync.Mutex
+	seen := map[string]map[int64]bool{}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			last := map[string]int64{}
+			for i := range calls {
+				key := "k" + strconv.Itoa((i*7+w*3)%keys)
+				if i%500 == 0 {
+					clock.Add(30 * time.Second) // some keys go idle too
+				}
+				v, err := rt.NextKeyInt(t.Context(), "invoice", key)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if v <= last[key] {
+					t.Errorf("worker %d: key %s gave %d after %d", w, key, v, last[key])
+				}
+				last[key] = v
+				mu.Lock()
+				if seen[key] == nil {
+					seen[key] = map[int64]bool{}
+				}
+				if seen[key][v] {
+					t.Errorf("key %s: id %d handed out twice", key, v)
+				}
+				seen[key][v] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	ks, _ := rt.KeyStats("invoice")
+	if ks.Evicted == 0 || ks.Live > 2 {
+		t.Errorf("KeyStats = %+v; want evictions, and at most 2 live keys", ks)
+	}
+	total := 0
+	for _, ids := range seen {
+		total += len(ids)
+	}
+	if total != workers*calls {
+		t.Errorf("%d distinct ids; want %d", total, workers*calls)
+	}
+}
+
+// recordingObserver keeps the keys a generator reports its events under.
+type recordingObserver struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+func (o *recordingObserver) Reserved(key string, _ store.Range, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.keys[key] = true
+}
+func (o *recordingObserver) RefillFailed(string, error, time.Duration) {}
+func (o *recordingObserver) Waited(string, time.Duration)              {}
+
+func TestStats_KeyedTemplateCountsOnceForAllItsKeys(t *testing.T) {
+	obs := &recordingObserver{keys: map[string]bool{}}
+	rt, _ := openKeyed(t, keyedConfig, cosid.WithSegmentOptions(func(string, string) []segment.Option {
+		return []segment.Option{segment.WithObserver(obs)}
+	}))
+	if st := rt.Stats("invoice"); st != nil {
+		t.Errorf("Stats before any key = %+v; want nil", st)
+	}
+	var reserves int64
+	for i, key := range []string{"a", "b", "c", "d", "a"} { // every call but the last evicts a key
+		nextKeyInt(t, rt, "invoice", key)
+		st := rt.Stats("invoice")
+		if len(st) != 1 || st[0].Key != "app/invoice" {
+			t.Fatalf("Stats = %+v; want one, at the template's key app/invoice", st)
+		}
+		if st[0].Reserves < reserves || st[0].Reserves < int64(i+1) {
+			t.Errorf("after %d keys: Reserves %d (was %d); want at least one a key, never fewer", i+1, st[0].Reserves, reserves)
+		}
+		reserves = st[0].Reserves
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if len(obs.keys) != 1 || !obs.keys["app/invoice"] {
+		t.Errorf("the observer saw the keys %v; want only the template's, app/invoice", obs.keys)
+	}
+	infos := rt.Generators()
+	if !infos[1].Keyed || infos[1].Name != "invoice" || infos[2].Keyed {
+		t.Errorf("Generators = %+v; want invoice keyed and order not", infos)
+	}
+}
+
+func TestNextKey_AfterCloseFails(t *testing.T) {
+	rt, _ := openKeyed(t, keyedConfig)
+	nextKeyInt(t, rt, "invoice", "a")
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.NextKey(context.Background(), "invoice", "a"); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("NextKey after Close: %v; want an error that says the runtime closed", err)
+	}
+	if ks, _ := rt.KeyStats("invoice"); ks.Live != 0 {
+		t.Errorf("KeyStats after Close = %+v; want no live key", ks)
+	}
+}
+
+func ExampleRuntime_NextKey() {
+	ctx := context.Background()
+	cfg, err := cosid.ParseConfig([]byte(`
+cosid:
+  namespace: saas
+  stores:
+    mem: { type: memory }
+  generators:
+    invoice:
+      strategy: segment
+      store: mem
+      keyed: true          # a sequence per customer, at saas/invoice/{key}
+      max-live-keys: 10000 # open at once; the least recently used closes first
+      idle-close: 10m
+      codec: [ { prefix: { value: "INV-" } }, { radix: { radix: 10, width: 5, pad-start: true } } ]
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(nil))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer rt.Close()
+	for _, customer := range []string{"acme", "acme", "globex"} {
+		text, err := rt.NextKey(ctx, "invoice", customer)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(customer, text)
+	}
+	_, err = rt.NextKey(ctx, "invoice", "acme/eu")
+	fmt.Println(errors.Is(err, cosid.ErrInvalidKey))
+	// Output:
+	// acme INV-00001
+	// acme INV-00002
+	// globex INV-00001
+	// true
+}
+
+// TestNextKey_ConcurrentFirstCallsOpenTheKeyOnce sends the first calls of a key from
+// many goroutines at once: the key opens once, and no id repeats.
+func TestNextKey_ConcurrentFirstCallsOpenTheKeyOnce(t *testing.T) {
+	for round := range 20 {
+		rt, _ := openKeyed(t, keyedConfig)
+		var mu sync.Mutex
+		seen := map[int64]bool{}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				<-start
+				v, err := rt.NextKeyInt(t.Context(), "invoice", "fresh")
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil || seen[v] {
+					t.Errorf("round %d: NextKeyInt = %d, %v; want a new id", round, v, err)
+				}
+				seen[v] = true
+			})
+		}
+		close(start)
+		wg.Wait()
+		if ks, _ := rt.KeyStats("invoice"); ks.Opened != 1 || ks.Live != 1 {
+			t.Errorf("round %d: KeyStats = %+v; want the key opened once", round, ks)
+		}
+	}
+}

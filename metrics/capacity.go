@@ -61,6 +61,11 @@ func RuntimeCapacity(rt *cosid.Runtime) Capacity {
 		Targets: func() []CapacityTarget {
 			var all []CapacityTarget
 			for _, info := range rt.Generators() {
+				if info.Keyed {
+					// A template's keys are the callers' to name and unbounded in
+					// number: no series per key (docs/keyed.md).
+					continue
+				}
 				t := CapacityTarget{Generator: info.Name, Store: info.Store}
 				switch info.Strategy {
 				case cosid.StrategySnowflake:

@@ -284,3 +284,39 @@ cosid:
 		t.Errorf("%v unsealed past periods of a generator never used, want 0", v)
 	}
 }
+
+// TestRuntimeCapacity_NoSeriesPerKey checks that a keyed template, whose keys the
+// callers name, gets no capacity series: neither per key nor for the template.
+func TestRuntimeCapacity_NoSeriesPerKey(t *testing.T) {
+	cfg, err := cosid.ParseConfig([]byte(`
+cosid:
+  namespace: app
+  stores:
+    mem: { type: memory }
+  generators:
+    invoice: { strategy: segment, store: mem, keyed: true }
+    bill: { strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, keyed: true }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	for _, key := range []string{"acme", "2020"} {
+		for _, name := range []string{"invoice", "bill"} {
+			if _, err := rt.NextKey(t.Context(), name, key); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(metrics.NewCapacityCollector(metrics.RuntimeCapacity(rt)))
+	for _, name := range []string{"cosid_segment_headroom_ids", "cosid_periodic_unsealed_past_periods"} {
+		if n := testutil.CollectAndCount(reg, name); n != 0 {
+			t.Errorf("%d series of %s for keyed templates, want none", n, name)
+		}
+	}
+}

@@ -159,7 +159,7 @@ func TestConnect_BadInput_Refused(t *testing.T) {
 		}, connect.CodeInvalidArgument, "invalid_argument", "from 1 to 10000"},
 		{"next unknown generator", func() error {
 			return unary(ids.Next(ctx, connect.NewRequest(&cosidv1.NextRequest{Name: "nope"})))
-		}, connect.CodeNotFound, "unknown_generator", "configured: order, code, bill, event"},
+		}, connect.CodeNotFound, "unknown_generator", "configured: bill, code, event, order"},
 		{"next key of a plain generator", func() error {
 			return unary(ids.Next(ctx, connect.NewRequest(&cosidv1.NextRequest{Name: "order", Key: "tenant-1"})))
 		}, connect.CodeInvalidArgument, "invalid_argument", `generator "order" is not keyed`},
@@ -344,8 +344,9 @@ func TestConnect_StoreService_ReserveSealLease(t *testing.T) {
 	if _, err := st.Release(ctx, connect.NewRequest(&cosidv1.ReleaseRequest{Lease: ren.Msg.Lease, LastUsedMs: 1})); err != nil {
 		t.Fatal(err)
 	}
-	// The slot is free again: another owner gets the same one.
-	acq2, err := st.Acquire(ctx, connect.NewRequest(&cosidv1.AcquireRequest{Namespace: "ns", OwnerKey: "host-b", Limit: 1,
+	// The slot is free again: another owner that prefers it gets it.
+	slot := lease.GetSlot()
+	acq2, err := st.Acquire(ctx, connect.NewRequest(&cosidv1.AcquireRequest{Namespace: "ns", OwnerKey: "host-b", Limit: 4, Preferred: &slot,
 		Tolerance: durationpb.New(time.Second), Ttl: durationpb.New(30 * time.Second)}))
 	if err != nil {
 		t.Fatalf("acquire after release: %v", err)
@@ -399,7 +400,7 @@ func TestConnect_DecodeAndList(t *testing.T) {
 	for _, g := range list.Msg.Generators {
 		names = append(names, g.Name+":"+g.State)
 	}
-	if got := strings.Join(names, " "); got != "order:idle code:idle bill:idle event:serving" {
+	if got := strings.Join(names, " "); got != "bill:idle code:idle event:serving order:idle" {
 		t.Fatalf("generators = %s", got)
 	}
 }

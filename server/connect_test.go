@@ -1,13 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -402,5 +405,54 @@ func TestConnect_DecodeAndList(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "bill:idle code:idle event:serving order:idle" {
 		t.Fatalf("generators = %s", got)
+	}
+}
+
+// TestConnect_CrossSiteBrowser_Refused checks that the server's cross-origin rule
+// covers the Connect API: a browser's cross-site POST, which needs no preflight when
+// it is a simple request, is refused before the service, and a same-origin one passes.
+func TestConnect_CrossSiteBrowser_Refused(t *testing.T) {
+	s := newServer(t, nil)
+	body := `{"name":"order"}`
+	status, _, got := do(t, s, "POST", cosidv1connect.IdServiceNextProcedure, body, "Sec-Fetch-Site", "cross-site")
+	if status != http.StatusForbidden || !strings.Contains(got, "cross-origin") {
+		t.Fatalf("cross-site POST: %d %s, want 403", status, got)
+	}
+	status, _, got = do(t, s, "POST", cosidv1connect.IdServiceNextProcedure, body, "Sec-Fetch-Site", "same-origin")
+	if status != http.StatusOK || !strings.Contains(got, `"ids"`) {
+		t.Fatalf("same-origin POST: %d %s, want 200 with ids", status, got)
+	}
+}
+
+// TestConnect_StoreService_Audited checks that the store calls go to the audit log
+// with their role and outcome, and that no body is logged: a lease's incarnation
+// never reaches the log.
+func TestConnect_StoreService_Audited(t *testing.T) {
+	var log bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &log}, nil))
+	st := cosidv1connect.NewStoreServiceClient(http.DefaultClient, serveRPC(t, newServer(t, nil, WithLogger(logger))))
+	ctx := t.Context()
+	acq, err := st.Acquire(ctx, connect.NewRequest(&cosidv1.AcquireRequest{Namespace: "au", OwnerKey: "o", Limit: 2,
+		Ttl: durationpb.New(time.Minute)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Reserve(ctx, connect.NewRequest(&cosidv1.ReserveRequest{Key: "au", Size: DefaultLimits().MaxReserve + 1})); err == nil {
+		t.Fatal("a reserve over the limit passed")
+	}
+	mu.Lock()
+	out := log.String()
+	mu.Unlock()
+	for _, want := range []string{
+		`route=/cosid.v1.StoreService/ role=store`,
+		`outcome="invalid_argument: size 1048577 is over this server's limit`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit log lacks %s:\n%s", want, out)
+		}
+	}
+	if inc := acq.Msg.Lease.GetIncarnation(); strings.Contains(out, inc) {
+		t.Errorf("audit log has the incarnation %q:\n%s", inc, out)
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -249,5 +251,33 @@ func TestGRPC_HealthAndReflection(t *testing.T) {
 	}
 	if !slices.Contains(names, cosidv1connect.IdServiceName) || !slices.Contains(names, cosidv1connect.StoreServiceName) {
 		t.Fatalf("services = %q, want both of cosid.v1", names)
+	}
+}
+
+// TestGRPC_StreamRanges_OutlivesWriteTimeout checks that a stream lasts longer than
+// the http.Server's WriteTimeout, which would otherwise reset it: each message moves
+// the deadline on.
+func TestGRPC_StreamRanges_OutlivesWriteTimeout(t *testing.T) {
+	s := newServer(t, nil, WithH2C(true))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := s.HTTPServer(ln.Addr().String())
+	hs.WriteTimeout = 100 * time.Millisecond
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	conn := dialGRPC(t, "http://"+ln.Addr().String())
+	st, err := streamRanges(t.Context(), conn, &cosidv1.StreamRangesRequest{Name: "order", Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	n := 0
+	for time.Since(start) < 4*hs.WriteTimeout {
+		if err := st.RecvMsg(new(cosidv1.StreamRangesResponse)); err != nil {
+			t.Fatalf("after %v and %d ranges: %v", time.Since(start), n, err)
+		}
+		n++
 	}
 }

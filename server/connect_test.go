@@ -182,10 +182,10 @@ func TestConnect_BadInput_Refused(t *testing.T) {
 			return stream(&cosidv1.StreamRangesRequest{Name: "order", Size: 1, MaxRanges: -1})
 		}, connect.CodeInvalidArgument, "invalid_argument", "max_ranges -1"},
 		{"stream of a periodic generator", func() error {
-			return stream(&cosidv1.StreamRangesRequest{Name: "bill", Size: 1})
+			return stream(&cosidv1.StreamRangesRequest{Name: "bill", Size: 1, MaxRanges: 1})
 		}, connect.CodeInvalidArgument, "invalid_argument", "only a segment generator"},
 		{"stream key of a plain generator", func() error {
-			return stream(&cosidv1.StreamRangesRequest{Name: "order", Key: "k", Size: 1})
+			return stream(&cosidv1.StreamRangesRequest{Name: "order", Key: "k", Size: 1, MaxRanges: 1})
 		}, connect.CodeInvalidArgument, "invalid_argument", "is not keyed"},
 		{"decode a bad text", func() error {
 			return unary(ids.Decode(ctx, connect.NewRequest(&cosidv1.DecodeRequest{Name: "code", Text: "X-1"})))

@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"net"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
 	"google.golang.org/grpc"
 
 	cosidv1 "github.com/cosid-go/cosid/proto/cosid/v1"
@@ -38,15 +40,39 @@ func serveBareGRPC(b *testing.B) string {
 	return ln.Addr().String()
 }
 
+// serveBareConnect serves, with connect-go on net/http's h2c as the server does, a
+// Next that answers a constant and nothing else: what connect-go and net/http cost
+// apart from the server's handler chain. It returns the address.
+func serveBareConnect(b *testing.B) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	constant := &cosidv1.NextResponse{Ids: []string{"42"}}
+	mux := http.NewServeMux()
+	mux.Handle(cosidv1connect.IdServiceNextProcedure, connect.NewUnaryHandler(cosidv1connect.IdServiceNextProcedure,
+		func(context.Context, *connect.Request[cosidv1.NextRequest]) (*connect.Response[cosidv1.NextResponse], error) {
+			return connect.NewResponse(constant), nil
+		}))
+	hs := &http.Server{Handler: mux, Protocols: new(http.Protocols)}
+	hs.Protocols.SetHTTP1(true)
+	hs.Protocols.SetUnencryptedHTTP2(true)
+	go hs.Serve(ln)
+	b.Cleanup(func() { hs.Close() })
+	return ln.Addr().String()
+}
+
 // BenchmarkGRPCNext calls Next for one id over gRPC on loopback (h2c), from one
 // grpc-go client with as many calls in flight as RunParallel runs: cosid is the
 // server's whole handler chain (HTTPServer, the token of the ids role), bare is
-// grpc-go's server answering a constant, the baseline.
+// grpc-go's server answering a constant, the baseline; connect-bare is connect-go on
+// net/http answering a constant, the floor of serving gRPC with connect-go.
 func BenchmarkGRPCNext(b *testing.B) {
 	const token = "a-token-of-48-bytes-0123456789abcdef0123456789ab"
 	s := newServer(b, nil, WithH2C(true), WithRoleToken(RoleIDs, token))
 	targets := []struct{ name, addr string }{
 		{"cosid", serveRPC(b, s)[len("http://"):]},
+		{"connect-bare", serveBareConnect(b)},
 		{"bare", serveBareGRPC(b)},
 	}
 	for _, tg := range targets {

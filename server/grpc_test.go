@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +17,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
@@ -279,5 +283,29 @@ func TestGRPC_StreamRanges_OutlivesWriteTimeout(t *testing.T) {
 			t.Fatalf("after %v and %d ranges: %v", time.Since(start), n, err)
 		}
 		n++
+	}
+}
+
+// TestGRPC_Next_OverTLS checks that a grpc-go client takes ids over HTTP/2 with TLS,
+// which needs no h2c.
+func TestGRPC_Next_OverTLS(t *testing.T) {
+	ts := httptest.NewUnstartedServer(newServer(t, nil))
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	conn, err := grpc.NewClient(strings.TrimPrefix(ts.URL, "https://"),
+		grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	var res cosidv1.NextResponse
+	if err := conn.Invoke(t.Context(), cosidv1connect.IdServiceNextProcedure, &cosidv1.NextRequest{Name: "order", Count: 2}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Ids) != 2 {
+		t.Fatalf("ids = %q, want 2", res.Ids)
 	}
 }

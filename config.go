@@ -61,6 +61,9 @@ type ServeConfig struct {
 	// MaxConnections caps the connections the server holds open at once; 0 is the
 	// default of cosid serve (1024).
 	MaxConnections int `yaml:"max-connections"`
+	// H2C serves HTTP/2 without TLS beside HTTP/1.1, for gRPC clients that dial
+	// without TLS (docs/server.md, "Connect and gRPC"); off by default.
+	H2C bool `yaml:"h2c"`
 }
 
 // ServeTokens is cosid.serve.tokens: for each role, the file of its token.

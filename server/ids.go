@@ -161,17 +161,33 @@ func (s *Server) nextText(ctx context.Context, src source) (string, error) {
 	return s.rt.Next(ctx, src.g.info.Name)
 }
 
-// texts returns the texts of the next n ids of src, for the APIs that answer a list.
+// texts returns the texts of the next n ids of src, for the APIs that answer a list
+// (Connect's Next).
 func (s *Server) texts(ctx context.Context, src source, n int64) ([]string, error) {
-	w := idWriter{buf: make([]byte, 0, 24*n)}
-	if err := s.appendNext(ctx, src, &w, n); err != nil {
-		return nil, err
+	pooled := buffers.Get().(*[]byte)
+	iw := idWriter{buf: (*pooled)[:0]}
+	err := s.appendNext(ctx, src, &iw, n)
+	var ids []string
+	if err == nil {
+		// One string holds every id: each of ids is a piece of it.
+		text := string(iw.buf)
+		ids = make([]string, 0, iw.n)
+		for range iw.n {
+			line, rest, _ := strings.Cut(text, "\n")
+			ids, text = append(ids, line), rest
+		}
 	}
-	out := make([]string, 0, n)
-	for line := range strings.Lines(string(w.buf)) {
-		out = append(out, line[:len(line)-1])
+	*pooled = iw.buf
+	buffers.Put(pooled)
+	return ids, err
+}
+
+// takeRange takes n consecutive ids of src, which must be a segment generator's.
+func (s *Server) takeRange(ctx context.Context, src source, n int64) (store.Range, error) {
+	if g := src.g; !g.ranges {
+		return store.Range{}, badRequest("generator %q is a %s generator; only a segment generator hands out ranges", g.info.Name, g.info.Strategy)
 	}
-	return out, nil
+	return s.rangeOf(ctx, src, n)
 }
 
 // appendNext appends the texts of the next n ids of src to w. A segment's ids come
@@ -350,18 +366,11 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	g, err := s.generatorNamed(r.PathValue("name"))
+	src, err := s.lookup(r.PathValue("name"), key)
 	if err != nil {
 		return err
 	}
-	if !g.ranges {
-		return badRequest("generator %q is a %s generator; only a segment generator hands out ranges", g.info.Name, g.info.Strategy)
-	}
-	src, err := s.lookup(g.info.Name, key)
-	if err != nil {
-		return err
-	}
-	rg, err := s.rangeOf(r.Context(), src, n)
+	rg, err := s.takeRange(r.Context(), src, n)
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,7 @@ type Server struct {
 	compat4x  bool   // serve the 4.x segment and machine API (WithCompat4x)
 	created4x keySet // the 4.x segment keys this server made or found
 	machines  machines4x
+	h2c       bool // serve HTTP/2 without TLS (WithH2C)
 }
 
 // Option configures a Server.
@@ -144,6 +145,7 @@ func (s *Server) routes() {
 	s.handle("GET "+wire.PathPing, s.storePing)
 	s.routes4x()
 	s.adminRoutes()
+	s.connectRoutes()
 }
 
 // handle registers h under pattern; the pattern is the route of the metrics, and
@@ -292,6 +294,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          newErrorLog(s.logger, time.Now),
+		Protocols:         s.protocols(),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/httpstore/wire"
@@ -53,12 +54,17 @@ func storeCall[St, Req any](w http.ResponseWriter, r *http.Request, get func(con
 
 func (s *Server) reserve(w http.ResponseWriter, r *http.Request) error {
 	return storeCall(w, r, s.rangeStore, func(ctx context.Context, st store.RangeStore, req wire.ReserveRequest) (any, error) {
-		if err := s.caps().checkReserve("size", req.Size); err != nil {
-			return nil, err
-		}
-		rg, err := st.Reserve(ctx, req.Key, req.Size, req.InitialOffset)
+		rg, err := s.storeReserve(ctx, st, req.Key, req.Size, req.InitialOffset)
 		return wire.Range(rg), err
 	})
+}
+
+// storeReserve is the store API's reserve, of /v1/store and of the Connect API.
+func (s *Server) storeReserve(ctx context.Context, st store.RangeStore, key string, size, initialOffset int64) (store.Range, error) {
+	if err := s.caps().checkReserve("size", size); err != nil {
+		return store.Range{}, err
+	}
+	return st.Reserve(ctx, key, size, initialOffset)
 }
 
 func (s *Server) seal(w http.ResponseWriter, r *http.Request) error {
@@ -73,19 +79,24 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkLeaseOwner(req.OwnerKey); err != nil {
-			return nil, err
-		}
-		caps := s.caps()
-		if err := caps.checkSlots("limit", req.Limit); err != nil {
-			return nil, err
-		}
-		if err := caps.checkTTL("ttl", req.TTL); err != nil {
-			return nil, err
-		}
-		l, err := st.Acquire(ctx, req)
+		l, err := s.storeAcquire(ctx, st, req)
 		return wire.FromLease(l), err
 	})
+}
+
+// storeAcquire is the store API's acquire, of /v1/store and of the Connect API.
+func (s *Server) storeAcquire(ctx context.Context, st store.SlotLeaseStore, req store.LeaseRequest) (store.Lease, error) {
+	if err := s.checkLeaseOwner(req.OwnerKey); err != nil {
+		return store.Lease{}, err
+	}
+	caps := s.caps()
+	if err := caps.checkSlots("limit", req.Limit); err != nil {
+		return store.Lease{}, err
+	}
+	if err := caps.checkTTL("ttl", req.TTL); err != nil {
+		return store.Lease{}, err
+	}
+	return st.Acquire(ctx, req)
 }
 
 func (s *Server) renew(w http.ResponseWriter, r *http.Request) error {
@@ -94,12 +105,17 @@ func (s *Server) renew(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.caps().checkTTL("ttl", ttl); err != nil {
-			return nil, err
-		}
-		l, err := st.Renew(ctx, body.Lease.Store(), ttl)
+		l, err := s.storeRenew(ctx, st, body.Lease.Store(), ttl)
 		return wire.FromLease(l), err
 	})
+}
+
+// storeRenew is the store API's renew, of /v1/store and of the Connect API.
+func (s *Server) storeRenew(ctx context.Context, st store.SlotLeaseStore, l store.Lease, ttl time.Duration) (store.Lease, error) {
+	if err := s.caps().checkTTL("ttl", ttl); err != nil {
+		return store.Lease{}, err
+	}
+	return st.Renew(ctx, l, ttl)
 }
 
 // release serves the store API's release. The store frees the slot only for the

@@ -209,7 +209,8 @@ func shutdownTracing(tr *tracing.Tracing, logger *slog.Logger) {
 // serverOptions returns the options of the flags and of serve (whose paths are read
 // from dir): the tokens, the allowed hosts, and metrics on reg.
 func serverOptions(f serveFlags, serve cosid.ServeConfig, dir string, logger *slog.Logger, reg *prometheus.Registry, m *metrics.Metrics) ([]server.Option, error) {
-	opts := []server.Option{server.WithLogger(logger), server.WithAllowedHosts(append(serve.AllowedHosts, f.allowedHosts...)...)}
+	opts := []server.Option{server.WithLogger(logger), server.WithAllowedHosts(append(serve.AllowedHosts, f.allowedHosts...)...),
+		server.WithH2C(serve.H2C)}
 	tokens, err := roleTokens(f, serve, dir)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ package deploy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -72,7 +74,7 @@ func DecodeObjects(data []byte) ([]Object, error) {
 		if v == nil {
 			return nil, fmt.Errorf("document %d: apiVersion %q kind %q is none the decoder knows: add its type to newObject", i+1, tm.APIVersion, tm.Kind)
 		}
-		if err := yaml.UnmarshalStrict(doc, v); err != nil {
+		if err := unmarshalStrict(doc, v); err != nil {
 			return nil, fmt.Errorf("document %d (%s): %w", i+1, tm.Kind, err)
 		}
 		meta, ok := v.(metav1.Object)
@@ -82,6 +84,22 @@ func DecodeObjects(data []byte) ([]Object, error) {
 		objs = append(objs, Object{Kind: tm.Kind, Name: meta.GetName(), Value: v})
 	}
 	return objs, nil
+}
+
+// unmarshalStrict decodes the YAML doc into v as the API server does a strict
+// request: yaml.UnmarshalStrict alone matches JSON names without regard to case (as
+// encoding/json does), so readOnlyRootFileSystem would set readOnlyRootFilesystem
+// here while the API server drops it. sigs.k8s.io/json matches them exactly.
+func unmarshalStrict(doc []byte, v any) error {
+	j, err := yaml.YAMLToJSONStrict(doc) // a key given twice is an error
+	if err != nil {
+		return err
+	}
+	strict, err := sigsjson.UnmarshalStrict(j, v, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return err
+	}
+	return errors.Join(strict...)
 }
 
 // splitDocuments splits a YAML stream at its "---" lines.

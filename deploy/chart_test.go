@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/server"
+	// cosid serve registers the driver of the chart's default store, which Validate checks.
+	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
 const (
@@ -239,18 +242,24 @@ func TestChart_ConfigAndTokensReachTheServer(t *testing.T) {
 	}
 	if v := mounted(secretsDir); v.Secret == nil || v.Secret.SecretName != fullname {
 		t.Errorf("%s is %+v, want the Secret %s", secretsDir, v.VolumeSource, fullname)
-	} else if m := v.Secret.DefaultMode; m == nil || *m&0o007 != 0 {
-		t.Errorf("the Secret's files have mode %v: others may read the tokens", m)
+	} else if m := v.Secret.DefaultMode; m == nil || *m != 0o440 {
+		t.Errorf("the Secret's files have mode %v, want 0440: the pod's group reads them, others not", m)
 	}
 	cfg, err := cosid.ParseConfig([]byte(r.configMap.Data["cosid.yaml"]))
 	if err != nil {
 		t.Fatalf("the ConfigMap's cosid.yaml: %v", err)
 	}
+	if dsn := cfg.Stores["db"].Settings["dsn-file"]; dsn != secretsDir+"/dsn" {
+		t.Fatalf("the default store's dsn-file is %v, want the Secret's %s/dsn", dsn, secretsDir)
+	}
+	// Validate reads the DSN file: here a copy of the Secret's.
+	dsn := filepath.Join(t.TempDir(), "dsn")
+	if err := os.WriteFile(dsn, []byte("postgres://cosid@db:5432/ids\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Stores["db"].Settings["dsn-file"] = dsn
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("the ConfigMap's cosid.yaml: %v", err)
-	}
-	if dsn := cfg.Stores["db"].Settings["dsn-file"]; dsn != secretsDir+"/dsn" {
-		t.Errorf("the default store's dsn-file is %v, want the Secret's %s/dsn", dsn, secretsDir)
 	}
 }
 

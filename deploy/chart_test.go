@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -206,6 +207,13 @@ func serverAnswer(t *testing.T, path string) int {
 	return w.Code
 }
 
+func fmtMode(m *int32) string {
+	if m == nil {
+		return "unset"
+	}
+	return fmt.Sprintf("%#o", *m)
+}
+
 func hasMount(c corev1.Container, path string) bool {
 	return slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == path })
 }
@@ -243,7 +251,7 @@ func TestChart_ConfigAndTokensReachTheServer(t *testing.T) {
 	if v := mounted(secretsDir); v.Secret == nil || v.Secret.SecretName != fullname {
 		t.Errorf("%s is %+v, want the Secret %s", secretsDir, v.VolumeSource, fullname)
 	} else if m := v.Secret.DefaultMode; m == nil || *m != 0o440 {
-		t.Errorf("the Secret's files have mode %v, want 0440: the pod's group reads them, others not", m)
+		t.Errorf("the Secret's files have mode %s, want 0440: the pod's group reads them, others not", fmtMode(m))
 	}
 	cfg, err := cosid.ParseConfig([]byte(r.configMap.Data["cosid.yaml"]))
 	if err != nil {

@@ -164,7 +164,8 @@ func TestImage_ServeKeepsItsIdsOnTheVolumeAcrossARestart(t *testing.T) {
 		image, "serve", "--config", "/etc/cosid/cosid.yaml", "--addr", "0.0.0.0:8686", "--token-file", "/etc/cosid/token")...)
 	t.Cleanup(func() {
 		if t.Failed() {
-			logs, _ := podman(t, "logs", name)
+			// cosid logs to its standard error, which podman logs prints on its own.
+			logs, _ := exec.Command("podman", append(slices.Clone(podmanGlobal), "logs", name)...).CombinedOutput()
 			t.Logf("podman logs %s:\n%s", name, logs)
 		}
 		if _, err := podman(t, "rm", "-f", "-t", "0", name); err != nil {

@@ -78,7 +78,7 @@ func render(t *testing.T, sets ...string) rendered {
 	return r
 }
 
-func TestChart_Lints(t *testing.T) {
+func TestChart_PassesHelmLintStrict(t *testing.T) {
 	helm(t, "lint", "--strict", chartDir)
 	helm(t, "lint", "--strict", chartDir, "--set", "serviceMonitor.enabled=true,secret.create=true",
 		"--set", "secret.tokens.ids=i,secret.tokens.store=s,secret.tokens.monitor=m,secret.dsn=postgres://cosid@db/ids")

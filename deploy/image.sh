@@ -50,6 +50,11 @@ if [ ! -f "$roots" ]; then
 fi
 cp "$roots" "$ctx/rootfs/etc/ssl/certs/ca-certificates.crt"
 
+# podman keeps an image of every step for its cache unless told not to; nothing here
+# is worth caching (the binary differs with every version), and those images would
+# outlive the image they built.
+flags=()
+[ "$(basename "$cli")" = podman ] && flags+=(--layers=false)
 echo "deploy/image.sh: $cli build -t $image" >&2
-"$cli" build --build-arg VERSION="$version" --build-arg REVISION="$revision" \
+"$cli" build "${flags[@]}" --build-arg VERSION="$version" --build-arg REVISION="$revision" \
 	-f deploy/Containerfile -t "$image" "$ctx"

@@ -8,6 +8,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// version is the version a build stamps in with -ldflags "-X main.version=…" (the
+// image of deploy/image.sh does: a workspace build's module version is "(devel)").
+// Empty, the build information's module version is printed.
+var version string
+
 func versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
@@ -24,9 +29,9 @@ func versionCommand() *cobra.Command {
 // (a pseudo-version when built from a git checkout, v1.2.3 from go install), the
 // VCS revision and time where the build recorded them, the Go version and platform.
 func versionLine() string {
-	version, vcs := "(unknown)", ""
+	v, vcs := "(unknown)", ""
 	if info, ok := debug.ReadBuildInfo(); ok {
-		version = info.Main.Version
+		v = info.Main.Version
 		settings := map[string]string{}
 		for _, s := range info.Settings {
 			settings[s.Key] = s.Value
@@ -41,5 +46,8 @@ func versionLine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s%s %s %s/%s", version, vcs, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if version != "" {
+		v = version
+	}
+	return fmt.Sprintf("%s%s %s %s/%s", v, vcs, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

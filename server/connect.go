@@ -156,15 +156,22 @@ func rpcCount(n int64) (int64, error) {
 	return n, nil
 }
 
+// counted resolves the generator, key and count of a Next or NextRange, as /next and
+// /range read theirs.
+func (s *Server) counted(name, key string, count int64) (source, int64, error) {
+	src, err := s.lookup(name, key)
+	if err != nil {
+		return source{}, 0, err
+	}
+	n, err := rpcCount(count)
+	return src, n, err
+}
+
 // idService implements cosidv1connect.IdServiceHandler over the server's generators.
 type idService struct{ s *Server }
 
 func (i *idService) Next(ctx context.Context, req *connect.Request[cosidv1.NextRequest]) (*connect.Response[cosidv1.NextResponse], error) {
-	src, err := i.s.lookup(req.Msg.GetName(), req.Msg.GetKey())
-	if err != nil {
-		return nil, err
-	}
-	n, err := rpcCount(req.Msg.GetCount())
+	src, n, err := i.s.counted(req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +183,7 @@ func (i *idService) Next(ctx context.Context, req *connect.Request[cosidv1.NextR
 }
 
 func (i *idService) NextRange(ctx context.Context, req *connect.Request[cosidv1.NextRangeRequest]) (*connect.Response[cosidv1.NextRangeResponse], error) {
-	src, err := i.s.lookup(req.Msg.GetName(), req.Msg.GetKey())
-	if err != nil {
-		return nil, err
-	}
-	n, err := rpcCount(req.Msg.GetCount())
+	src, n, err := i.s.counted(req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
 	if err != nil {
 		return nil, err
 	}

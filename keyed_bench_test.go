@@ -18,7 +18,8 @@ const liveKeys = 100_000
 func openKeyedBench(b *testing.B, maxLive int) (*cosid.Runtime, store.RangeStore) {
 	b.Helper()
 	cfg, err := cosid.ParseConfig([]byte("cosid:\n  namespace: bench\n  stores: {mem: {type: memory}}\n  generators:\n" +
-		"    tenant: {strategy: segment, store: mem, keyed: true, max-live-keys: " + strconv.Itoa(maxLive) + "}\n"))
+		"    tenant: {strategy: segment, store: mem, keyed: true, max-live-keys: " + strconv.Itoa(maxLive) + "}\n" +
+		"    bill: {strategy: periodic-segment, store: mem, keyed: true, period: YEAR_MONTH_DAY, zone: UTC, max-live-keys: " + strconv.Itoa(maxLive) + "}\n"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,8 +119,8 @@ func BenchmarkNextKey_LiveKey(b *testing.B) {
 	})
 }
 
-// BenchmarkNextKey_MemoryPerKey opens 100,000 keys, takes an id of each, lets them
-// idle and reports the heap they hold, in bytes a key, beside the baseline of a map
+// BenchmarkNextKey_MemoryPerKey opens 100,000 keys of a segment template (tenant)
+// and of a periodic one (bill), takes an id of each, lets them idle and reports the heap they hold, in bytes a key, beside the baseline of a map
 // of as many keys to an atomic counter. Run it with -benchtime=1x: each iteration
 // opens every key.
 func BenchmarkNextKey_MemoryPerKey(b *testing.B) {
@@ -170,27 +171,29 @@ func BenchmarkNextKey_MemoryPerKey(b *testing.B) {
 			b.StartTimer()
 		}
 	})
-	b.Run("NextKey", func(b *testing.B) {
-		for b.Loop() {
-			b.StopTimer()
-			rt, _ := openKeyedBench(b, cosid.DefaultMaxLiveKeys)
-			before := heap()
-			b.StartTimer()
-			for _, name := range names {
-				if _, err := rt.NextKeyInt(ctx, "tenant", name); err != nil {
-					b.Fatal(err)
+	for _, gen := range []string{"tenant", "bill"} {
+		b.Run("NextKey/"+gen, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				rt, _ := openKeyedBench(b, cosid.DefaultMaxLiveKeys)
+				before := heap()
+				b.StartTimer()
+				for _, name := range names {
+					if _, err := rt.NextKey(ctx, gen, name); err != nil {
+						b.Fatal(err)
+					}
 				}
+				b.StopTimer()
+				after := heap()
+				if ks, _ := rt.KeyStats(gen); ks.Live != liveKeys {
+					b.Fatalf("%d live keys; want %d", ks.Live, liveKeys)
+				}
+				b.ReportMetric(float64(after-before)/liveKeys, "bytes/key")
+				rt.Close()
+				b.StartTimer()
 			}
-			b.StopTimer()
-			after := heap()
-			if ks, _ := rt.KeyStats("tenant"); ks.Live != liveKeys {
-				b.Fatalf("%d live keys; want %d", ks.Live, liveKeys)
-			}
-			b.ReportMetric(float64(after-before)/liveKeys, "bytes/key")
-			rt.Close()
-			b.StartTimer()
-		}
-	})
+		})
+	}
 }
 
 // BenchmarkNextKey_FirstID times the first id of a new key, which opens the key's

@@ -350,3 +350,21 @@ func TestNextRange_KeepsSpareItCannotUse(t *testing.T) {
 		})
 	}
 }
+
+func TestClose_WaitingCallerGetsErrClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore()
+		st.gate = make(chan struct{}) // the first reservation hangs until canceled
+		g := newGen(t, st, segment.DefaultBatchPolicy())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := g.Next()
+			errc <- err
+		}()
+		synctest.Wait()
+		g.Close()
+		if err := <-errc; !errors.Is(err, segment.ErrClosed) || errors.Is(err, segment.ErrUnavailable) {
+			t.Errorf("Next waiting as Close ran: %v; want ErrClosed and not ErrUnavailable", err)
+		}
+	})
+}

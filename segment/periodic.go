@@ -60,7 +60,7 @@ type Periodic struct {
 	opts   []Option
 	o      options
 
-	ctx    context.Context // canceled by Close
+	ctx    context.Context // canceled by Close; only with SealAfter, the one user
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // seal attempts and closes of retired generators under way
 
@@ -104,12 +104,12 @@ func NewPeriodic(st store.RangeStore, key string, period Period, loc *time.Locat
 	}
 	if p.SealAfter > 0 {
 		pd.seals = map[string]*time.Timer{}
+		pd.ctx, pd.cancel = context.WithCancel(context.Background())
 	}
 	if pd.o.noTimers && p.SealAfter > 0 {
 		return nil, &PolicyError{Policy: "PeriodicPolicy", Field: "SealAfter", Reason: fmt.Sprintf(
 			"is %v, and WithoutTimers arms no timer to seal with; leave it 0 and seal past periods offline", p.SealAfter)}
 	}
-	pd.ctx, pd.cancel = context.WithCancel(context.Background())
 	now := pd.o.now().In(loc)
 	first, err := pd.newEpoch(now, 0)
 	if err != nil {
@@ -317,7 +317,9 @@ func (p *Periodic) Close() error {
 	p.next = nil
 	p.mu.Unlock()
 
-	p.cancel()
+	if p.cancel != nil {
+		p.cancel()
+	}
 	cur.gen.Close()
 	if next != nil {
 		next.gen.Close()

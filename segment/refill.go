@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -19,6 +20,10 @@ type refill struct {
 	// fit. The refusal is the caller's, not the generator's.
 	tooBig bool
 	claim  atomic.Bool
+	// cancel cancels the reservation's context: Close calls it for the one under
+	// way. A context a reservation, not one a generator, because an idle generator
+	// then holds none (a keyed runtime holds a generator a key).
+	cancel context.CancelFunc
 	done   chan struct{} // closed when the reservation ended; err is set before
 	err    error
 }
@@ -85,14 +90,15 @@ func (g *Generator) advance(s *span, need int64, w *waiter) (v int64, ok bool, e
 			if f.tooBig && roundUp(need, g.p.Step) < f.min {
 				continue // refused for its size, bigger than this caller needs
 			}
-			if f.err != nil {
+			switch {
+			case errors.Is(f.err, ErrClosed):
+				return 0, false, f.err
+			case f.err != nil:
 				return 0, false, g.unavailable(f.err)
 			}
 		case <-w.expired(g, now):
 			return 0, false, fmt.Errorf("segment %q: %w: none within ReserveTimeout %v (the reservation goes on)",
 				g.key, ErrUnavailable, g.p.ReserveTimeout)
-		case <-g.ctx.Done():
-			return 0, false, g.errClosed()
 		}
 	}
 }
@@ -155,19 +161,30 @@ func (g *Generator) unlock() {
 // reserve runs f against the store and files the result: a spare range, or a failure
 // that starts the backoff. A reservation whose caller stopped waiting is kept.
 func (g *Generator) reserve(f *refill) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g.mu.Lock()
+	f.cancel = cancel
+	closed := g.closed // Close came first: it saw no cancel to call
+	g.mu.Unlock()
+
 	start := g.o.now()
-	r, err := g.st.Reserve(g.ctx, g.key, f.size, g.p.InitialOffset)
-	if errors.Is(err, store.ErrExhausted) && f.size > f.min {
-		// A smaller range may still fit below math.MaxInt64.
-		f.size = f.min
-		r, err = g.st.Reserve(g.ctx, g.key, f.size, g.p.InitialOffset)
+	var r store.Range
+	var err error
+	if !closed {
+		r, err = g.st.Reserve(ctx, g.key, f.size, g.p.InitialOffset)
+		if errors.Is(err, store.ErrExhausted) && f.size > f.min {
+			// A smaller range may still fit below math.MaxInt64.
+			f.size = f.min
+			r, err = g.st.Reserve(ctx, g.key, f.size, g.p.InitialOffset)
+		}
 	}
 	end := g.o.now()
 	took := end.Sub(start)
 
 	g.mu.Lock()
 	g.inflight = nil
-	closed := g.closed
+	closed = g.closed
 	if err == nil {
 		err = g.checkRangeLocked(r, f.size)
 	}
@@ -190,7 +207,9 @@ func (g *Generator) reserve(f *refill) {
 	default:
 		retryIn = g.failures.fail(err, end, g.retryRefill)
 	}
-	if !closed {
+	if closed {
+		err = g.errClosed() // what it reserved, if anything, is a gap (S4)
+	} else {
 		g.stats.record(f.size, took, err)
 	}
 	f.err = err

@@ -68,3 +68,24 @@ func FuzzCompat4x_Query(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHostOf checks that a Host header the loopback guard reads a host from has no
+// port, or a port of digits after the host it returns.
+func FuzzHostOf(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:8686", "127.0.0.1:8686.evil.example", "[::1]:8686", "[::1]", "localhost", "a:b:c", ":", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, hostport string) {
+		host, ok := hostOf(hostport)
+		if !ok || host == hostport {
+			return
+		}
+		port, found := strings.CutPrefix(hostport, host+":")
+		if !found {
+			port, found = strings.CutPrefix(hostport, "["+host+"]:")
+		}
+		if !found || len(port) > 5 || strings.Trim(port, "0123456789") != "" {
+			t.Errorf("hostOf(%q) = %q: the rest is not a port of digits", hostport, host)
+		}
+	})
+}

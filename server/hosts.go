@@ -35,6 +35,20 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// hostOf returns the host of a Host header, without its port; false when the port
+// is not a number: net.SplitHostPort takes "127.0.0.1:8686.evil.example" for the
+// host 127.0.0.1 and a port "8686.evil.example".
+func hostOf(hostport string) (string, bool) {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return hostport, true // no port
+	}
+	if len(port) > 5 || strings.Trim(port, "0123456789") != "" {
+		return "", false
+	}
+	return host, true
+}
+
 // hostGuard answers only requests whose Host header names a loopback address, or
 // one of the server's allowed hosts: the handler of a server bound to loopback. A
 // page of evil.example whose name resolves to 127.0.0.1 sends Host: evil.example.
@@ -51,11 +65,8 @@ func (g *hostGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.s.ServeHTTP(w, r)
 		return
 	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if !loopbackHost(host) && !g.allowed(host) {
+	host, ok := hostOf(r.Host)
+	if !ok || !loopbackHost(host) && !g.allowed(host) {
 		w.Header()["Cache-Control"] = noStore
 		writeError(w, http.StatusForbidden, wire.CodeForbidden, fmt.Sprintf(
 			"this server listens on a loopback address and answers only a loopback Host, not %q; add it to serve.allowed-hosts to answer it", r.Host))

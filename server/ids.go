@@ -352,7 +352,11 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 			iw.buf = append(iw.buf, "]}\n"...)
 		}
 		w.Header()["Content-Type"] = ct // Cache-Control: no-store is set by the caller
-		_, err = w.Write(iw.buf)
+		if _, werr := w.Write(iw.buf); werr != nil {
+			// The client went away: its ids are a gap (S4), the answer is begun, and
+			// neither the store nor the caller has anything more to hear of it.
+			s.logger.Debug("server: the client left before its ids were written", "path", r.URL.Path, "err", werr)
+		}
 	}
 	*pooled = iw.buf
 	buffers.Put(pooled)

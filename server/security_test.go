@@ -180,6 +180,8 @@ func TestSecurity_H2_LoopbackRefusesForeignHost(t *testing.T) {
 	loop := s.HTTPServer("127.0.0.1:8686").Handler
 	for host, want := range map[string]int{
 		"evil.example": 403, "evil.example:8686": 403, "127.0.0.1.evil.example": 403, "": 403,
+		"127.0.0.1:8686.evil.example": 403, "localhost:1.evil.example": 403, "[::1]:x": 403, "127.0.0.1:123456": 403,
+		"127.0.0.1:": 200,
 		"127.0.0.1:8686": 200, "localhost:8686": 200, "LOCALHOST": 200, "app.localhost:1": 200,
 		"[::1]:8686": 200, "127.1.2.3": 200, "ids.internal:8686": 200, "IDS.internal": 200,
 	} {
@@ -193,7 +195,7 @@ func TestSecurity_H2_LoopbackRefusesForeignHost(t *testing.T) {
 	}
 	// The guard remembers the Host it answered last: a foreign one right after it is
 	// still refused.
-	for _, host := range []string{"evil.example", "evil.example:8686", "127.0.0.1.evil.example", "localhost.evil.example:8686", ""} {
+	for _, host := range []string{"evil.example", "evil.example:8686", "127.0.0.1.evil.example", "localhost.evil.example:8686", "127.0.0.1:8686.evil.example", ""} {
 		for i, h := range []string{"127.0.0.1:8686", host, "127.0.0.1:8686", host} {
 			req := httptest.NewRequestWithContext(t.Context(), "GET", "/v1/generators", nil)
 			req.Host = h

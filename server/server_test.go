@@ -110,6 +110,9 @@ func TestHTTPServer_HasTimeouts(t *testing.T) {
 	if hs.ReadHeaderTimeout == 0 || hs.ReadTimeout == 0 || hs.WriteTimeout == 0 || hs.IdleTimeout == 0 {
 		t.Errorf("timeouts %v %v %v %v: a slow client could hold a connection", hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout)
 	}
+	if hs.ReadHeaderTimeout != hs.ReadTimeout {
+		t.Errorf("ReadHeaderTimeout %v, ReadTimeout %v: net/http sets a second read deadline a request when they differ", hs.ReadHeaderTimeout, hs.ReadTimeout)
+	}
 }
 
 func TestMetrics_RequestsCounted(t *testing.T) {

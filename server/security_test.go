@@ -181,7 +181,7 @@ func TestSecurity_H2_LoopbackRefusesForeignHost(t *testing.T) {
 	for host, want := range map[string]int{
 		"evil.example": 403, "evil.example:8686": 403, "127.0.0.1.evil.example": 403, "": 403,
 		"127.0.0.1:8686.evil.example": 403, "localhost:1.evil.example": 403, "[::1]:x": 403, "127.0.0.1:123456": 403,
-		"127.0.0.1:": 200,
+		"127.0.0.1:":     200,
 		"127.0.0.1:8686": 200, "localhost:8686": 200, "LOCALHOST": 200, "app.localhost:1": 200,
 		"[::1]:8686": 200, "127.1.2.3": 200, "ids.internal:8686": 200, "IDS.internal": 200,
 	} {

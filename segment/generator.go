@@ -51,10 +51,12 @@ type Generator struct {
 	mu       sync.Mutex
 	spare    *span   // the next range, reserved and not yet in use
 	inflight *refill // the one reservation under way, or nil
-	handover *refill // a background reservation for the executor, handed over by unlock
+	// handover: inflight is a background reservation that unlock hands over to
+	// the executor.
+	handover bool
 	closed   bool
-	failures failureState
-	lastEnd  int64 // the end of the last range the store gave: the next must not start below it
+	failures *failureState // nil but from a failure to the next success
+	lastEnd  int64         // the end of the last range the store gave: the next must not start below it
 	meter    rateMeter
 	stats    stats
 }

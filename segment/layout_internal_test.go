@@ -1,9 +1,14 @@
 package segment
 
 import (
+	"context"
+	"errors"
 	"testing"
+	"testing/synctest"
+	"time"
 	"unsafe"
 
+	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/memstore"
 )
 
@@ -37,4 +42,51 @@ func TestGenerator_LayoutKeepsCurOnItsOwnLine(t *testing.T) {
 		}
 		g.Close()
 	}
+}
+
+// failOnce is a memory store whose first reservation fails.
+type failOnce struct {
+	*memstore.Store
+	failed bool
+}
+
+func (s *failOnce) Reserve(ctx context.Context, key string, size, offset int64) (store.Range, error) {
+	if !s.failed {
+		s.failed = true
+		return store.Range{}, errors.New("store down")
+	}
+	return s.Store.Reserve(ctx, key, size, offset)
+}
+
+// TestGenerator_FailureStateOnlyWhileFailing checks that a Generator holds a
+// failure state from a failure to the next success only, so that one that has not
+// failed, each idle key's, holds none.
+func TestGenerator_FailureStateOnlyWhileFailing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, err := New(&failOnce{Store: memstore.New()}, "layout/k", DefaultBatchPolicy(), WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		synctest.Wait()
+		g.mu.Lock()
+		failing := g.failures != nil && g.failures.lastErr() != nil
+		g.mu.Unlock()
+		if !failing {
+			t.Fatal("after a failed reservation: no failure state with its error")
+		}
+		if _, err := g.Next(); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("Next while backing off: %v; want ErrUnavailable", err)
+		}
+		time.Sleep(time.Second) // past the backoff, in the bubble's time: the retry succeeds
+		synctest.Wait()
+		if _, err := g.Next(); err != nil {
+			t.Fatalf("Next after the retry: %v", err)
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.failures != nil {
+			t.Errorf("after a success: failure state %+v kept; want none", g.failures)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -57,18 +58,27 @@ type Periodic struct {
 	loc    *time.Location
 	batch  BatchPolicy
 	policy PeriodicPolicy
-	opts   []Option
-	o      options
+	opts   []Option // of every period's Generator
+	// Of the options, those a Periodic uses itself: a keyed runtime holds one a
+	// key, so it keeps no copy of the rest, which its generators have.
+	now    func() time.Time
+	logger *slog.Logger
 
-	ctx    context.Context // canceled by Close; only with SealAfter, the one user
+	wg sync.WaitGroup // seal attempts and closes of retired generators under way
+
+	mu       sync.Mutex
+	next     *epoch // the next period's, once prewarmed
+	closed   bool
+	noTimers bool
+	prewarm  *time.Timer
+	sealing  *sealing // with SealAfter only
+}
+
+// sealing is the state of a Periodic that seals past periods.
+type sealing struct {
+	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // seal attempts and closes of retired generators under way
-
-	mu      sync.Mutex
-	next    *epoch // the next period's, once prewarmed
-	closed  bool
-	prewarm *time.Timer
-	seals   map[string]*time.Timer // by period key
+	timers map[string]*time.Timer // by period key
 }
 
 // epoch is one period and its generator.
@@ -100,17 +110,19 @@ func NewPeriodic(st store.RangeStore, key string, period Period, loc *time.Locat
 	}
 	pd := &Periodic{
 		base: key, st: st, period: period, loc: loc, batch: b, policy: p,
-		opts: slices.Clip(opts), o: buildOptions(opts),
+		opts: slices.Clip(opts),
 	}
-	if p.SealAfter > 0 {
-		pd.seals = map[string]*time.Timer{}
-		pd.ctx, pd.cancel = context.WithCancel(context.Background())
-	}
-	if pd.o.noTimers && p.SealAfter > 0 {
+	o := buildOptions(opts)
+	pd.now, pd.logger, pd.noTimers = o.now, o.logger, o.noTimers
+	if pd.noTimers && p.SealAfter > 0 {
 		return nil, &PolicyError{Policy: "PeriodicPolicy", Field: "SealAfter", Reason: fmt.Sprintf(
 			"is %v, and WithoutTimers arms no timer to seal with; leave it 0 and seal past periods offline", p.SealAfter)}
 	}
-	now := pd.o.now().In(loc)
+	if p.SealAfter > 0 {
+		ctx, cancel := context.WithCancel(context.Background())
+		pd.sealing = &sealing{ctx: ctx, cancel: cancel, timers: map[string]*time.Timer{}}
+	}
+	now := pd.now().In(loc)
 	first, err := pd.newEpoch(now, 0)
 	if err != nil {
 		return nil, err
@@ -128,7 +140,7 @@ func NewPeriodic(st store.RangeStore, key string, period Period, loc *time.Locat
 func (p *Periodic) Next() (GroupedID, error) {
 	for {
 		e := p.cur.Load()
-		if n := p.o.now().UnixNano(); n < e.start || n >= e.fastUntil.Load() {
+		if n := p.now().UnixNano(); n < e.start || n >= e.fastUntil.Load() {
 			var err error
 			if e, err = p.turn(n); err != nil {
 				return GroupedID{}, err
@@ -217,7 +229,7 @@ func (p *Periodic) installLocked(e *epoch, n int64) {
 		p.prewarmLocked(e)
 		return
 	}
-	if p.o.noTimers {
+	if p.noTimers {
 		return // the first call inside the prewarm window prepares it (turn)
 	}
 	// Prepare the next period on time even if no call comes during the prewarm.
@@ -236,7 +248,7 @@ func (p *Periodic) prewarmLocked(e *epoch) {
 	if p.next == nil && !p.closed {
 		next, err := p.newEpoch(time.Unix(0, e.end).In(p.loc), e.gen.rate())
 		if err != nil {
-			p.o.logger.Error("segment: cannot prepare the next period", "key", p.base, "err", err)
+			p.logger.Error("segment: cannot prepare the next period", "key", p.base, "err", err)
 			return
 		}
 		p.next = next
@@ -246,11 +258,11 @@ func (p *Periodic) prewarmLocked(e *epoch) {
 
 // scheduleSealLocked seals the period key that ended at end (unix ns), SealAfter later.
 func (p *Periodic) scheduleSealLocked(key string, end, n int64) {
-	if p.policy.SealAfter <= 0 || p.seals[key] != nil {
+	if p.sealing == nil || p.sealing.timers[key] != nil {
 		return
 	}
 	wait := max(time.Duration(end-n)+p.policy.SealAfter, 0)
-	p.seals[key] = time.AfterFunc(wait, func() { p.seal(key, 0) })
+	p.sealing.timers[key] = time.AfterFunc(wait, func() { p.seal(key, 0) })
 }
 
 const (
@@ -271,22 +283,22 @@ func (p *Periodic) seal(key string, attempt int) {
 	defer p.wg.Done()
 
 	full := p.base + "/" + key
-	ctx, cancel := context.WithTimeout(p.ctx, p.batch.ReserveTimeout)
+	ctx, cancel := context.WithTimeout(p.sealing.ctx, p.batch.ReserveTimeout)
 	err := p.st.Seal(ctx, full)
 	cancel()
 	switch {
 	case err == nil:
-		p.o.logger.Info("segment: sealed a past period", "key", full)
+		p.logger.Info("segment: sealed a past period", "key", full)
 	case errors.Is(err, errors.ErrUnsupported):
-		p.o.logger.Warn("segment: the store cannot seal past periods", "key", full, "err", err)
+		p.logger.Warn("segment: the store cannot seal past periods", "key", full, "err", err)
 	case errors.Is(err, store.ErrInvalidArgument):
-		p.o.logger.Error("segment: the store refused to seal a past period; not retried", "key", full, "err", err)
+		p.logger.Error("segment: the store refused to seal a past period; not retried", "key", full, "err", err)
 	default:
 		wait := min(sealBackoff<<min(attempt, 6), sealBackoffMax)
-		p.o.logger.Warn("segment: sealing a past period failed", "key", full, "err", err, "retry_in", wait)
+		p.logger.Warn("segment: sealing a past period failed", "key", full, "err", err, "retry_in", wait)
 		p.mu.Lock()
 		if !p.closed {
-			p.seals[key] = time.AfterFunc(wait, func() { p.seal(key, attempt+1) })
+			p.sealing.timers[key] = time.AfterFunc(wait, func() { p.seal(key, attempt+1) })
 		}
 		p.mu.Unlock()
 	}
@@ -310,15 +322,17 @@ func (p *Periodic) Close() error {
 	if p.prewarm != nil {
 		p.prewarm.Stop()
 	}
-	for _, t := range p.seals {
-		t.Stop()
+	if p.sealing != nil {
+		for _, t := range p.sealing.timers {
+			t.Stop()
+		}
 	}
 	cur, next := p.cur.Load(), p.next
 	p.next = nil
 	p.mu.Unlock()
 
-	if p.cancel != nil {
-		p.cancel()
+	if p.sealing != nil {
+		p.sealing.cancel()
 	}
 	cur.gen.Close()
 	if next != nil {

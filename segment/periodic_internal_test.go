@@ -33,10 +33,10 @@ func TestPeriodic_Close(t *testing.T) {
 		if p.prewarm == nil || p.prewarm.Stop() {
 			t.Error("the prewarm timer was not stopped by Close")
 		}
-		if len(p.seals) == 0 {
+		if p.sealing == nil || len(p.sealing.timers) == 0 {
 			t.Fatal("no seal timer was set")
 		}
-		for key, timer := range p.seals {
+		for key, timer := range p.sealing.timers {
 			if timer.Stop() {
 				t.Errorf("the seal timer of %s was not stopped by Close", key)
 			}

@@ -139,15 +139,17 @@ func (g *Generator) startRefillLocked(need int64, now time.Time, forCaller bool)
 		g.wg.Go(func() { g.reserve(f) })
 		return f
 	}
-	g.handover = f
+	g.handover = true
 	return f
 }
 
 // unlock releases g.mu, then hands the background reservation started under it, if
 // any, to the executor.
 func (g *Generator) unlock() {
-	f := g.handover
-	g.handover = nil
+	var f *refill
+	if g.handover {
+		f, g.handover = g.inflight, false
+	}
 	g.mu.Unlock()
 	if f != nil {
 		g.o.exec(func() {
@@ -196,7 +198,7 @@ func (g *Generator) reserve(f *refill) {
 	case f.tooBig: // no backoff, and not for good: a smaller reservation may fit
 	case err == nil:
 		g.lastEnd = r.End
-		recovered = g.failures.recover()
+		recovered = g.recoverLocked()
 		if sp := g.newSpan(r, end); g.cur.Load().size == 0 {
 			// The first range goes into use at once, so that its prefetch, if due,
 			// starts now rather than at the first call.
@@ -205,19 +207,20 @@ func (g *Generator) reserve(f *refill) {
 			g.keepSpareLocked(sp)
 		}
 	default:
-		retryIn = g.failures.fail(err, end, g.retryRefill)
+		retryIn = g.failing().fail(err, end, g.retryRefill)
 	}
 	if closed {
 		err = g.errClosed() // what it reserved, if anything, is a gap (S4)
 	} else {
-		g.stats.record(f.size, took, err)
+		g.recordLocked(f.size, took, err)
 	}
 	f.err = err
 	close(f.done)
-	if h := g.handover; h != nil {
+	if g.handover {
 		// The reservation ahead of need that the first range started: this may run
 		// on the executor, which must not wait for room in itself.
-		g.handover = nil
+		h := g.inflight
+		g.handover = false
 		h.claim.Store(true)
 		g.wg.Go(func() { g.reserve(h) })
 	}
@@ -260,7 +263,7 @@ func (g *Generator) checkRangeLocked(r store.Range, size int64) error {
 func (g *Generator) retryRefill() {
 	g.mu.Lock()
 	defer g.unlock()
-	if !g.closed && g.spare == nil && g.inflight == nil && g.failures.fatal == nil {
+	if !g.closed && g.spare == nil && g.inflight == nil && !g.failures.isFatal() {
 		g.startRefillLocked(1, g.o.now(), false)
 	}
 }
@@ -335,19 +338,63 @@ func (g *Generator) unavailable(err error) error {
 func (g *Generator) errClosed() error { return fmt.Errorf("segment %q: %w", g.key, ErrClosed) }
 
 // failureState is the backoff after failed reservations: callers fail fast until
-// the retry time (internal/backoff).
+// the retry time (internal/backoff). A Generator has one only from a failure to the
+// next success: a nil one is the state of a generator that has not failed, which
+// is most of them, and each key of a keyed runtime holds a Generator.
 type failureState struct {
 	backoff.Backoff
 	fatal error       // a failure that no retry can mend: sealed, exhausted, refused
 	retry *time.Timer // the background retry at the end of the backoff
+	last  error       // of the last reservation, which failed: Stats.LastError
+}
+
+// failing returns g's failure state, making it at a failure.
+func (g *Generator) failing() *failureState {
+	if g.failures == nil {
+		g.failures = new(failureState)
+	}
+	return g.failures
+}
+
+// recordLocked files the outcome of a reservation for Stats.
+func (g *Generator) recordLocked(size int64, took time.Duration, err error) {
+	g.stats.record(size, took, err)
+	if err != nil {
+		g.failing().last = err
+	}
+}
+
+// recoverLocked ends the failure state after a success and returns the failures it
+// ends.
+func (g *Generator) recoverLocked() int {
+	f := g.failures
+	if f == nil {
+		return 0
+	}
+	f.stopRetry()
+	g.failures = nil
+	return f.Reset()
 }
 
 // check returns nil when a reservation may start now, and otherwise why not.
 func (f *failureState) check(now time.Time) error {
-	if f.fatal != nil {
+	switch {
+	case f == nil:
+		return nil
+	case f.fatal != nil:
 		return f.fatal
 	}
 	return f.Err(now)
+}
+
+func (f *failureState) isFatal() bool { return f != nil && f.fatal != nil }
+
+// lastErr is the error of the last reservation, nil after a success.
+func (f *failureState) lastErr() error {
+	if f == nil {
+		return nil
+	}
+	return f.last
 }
 
 // fail records err and schedules retry at the end of the backoff. It returns the
@@ -363,16 +410,8 @@ func (f *failureState) fail(err error, now time.Time, retry func()) time.Duratio
 	return wait
 }
 
-// recover resets the backoff after a success and returns the failures it ends.
-func (f *failureState) recover() int {
-	n := f.Reset()
-	f.stopRetry()
-	*f = failureState{}
-	return n
-}
-
 func (f *failureState) stopRetry() {
-	if f.retry != nil {
+	if f != nil && f.retry != nil {
 		f.retry.Stop()
 		f.retry = nil
 	}

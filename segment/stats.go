@@ -27,17 +27,17 @@ type Stats struct {
 	LastError error
 }
 
-// stats is what a Generator records of its reservations for Stats, under g.mu.
+// stats is what a Generator records of its reservations for Stats, under g.mu; the
+// last error is its failure state's.
 type stats struct {
 	batch              int64
 	took               time.Duration
 	reserves, failures int64
-	lastErr            error
 }
 
 // record files the outcome of a reservation of size ids that took took.
 func (s *stats) record(size int64, took time.Duration, err error) {
-	s.took, s.lastErr = took, err
+	s.took = took
 	if err != nil {
 		s.failures++
 		return
@@ -61,7 +61,7 @@ func (g *Generator) Stats() Stats {
 		LastReserve: g.stats.took,
 		Reserves:    g.stats.reserves,
 		Failures:    g.stats.failures,
-		LastError:   g.stats.lastErr,
+		LastError:   g.failures.lastErr(),
 	}
 }
 

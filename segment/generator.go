@@ -188,9 +188,10 @@ func (g *Generator) check(s *span, n int64) (int64, bool) {
 }
 
 // NextRange returns n consecutive ids [r.Start, r.End), for bulk inserts. When the
-// range at hand holds fewer than n, its rest is skipped and the ids come from a new
-// range of at least n, joined to the range reserved ahead, if any, when the store
-// gave the two one after the other.
+// range at hand holds fewer than n, the ids come from a new range of at least n,
+// which the rest of the range at hand and the range reserved ahead, if any, join
+// when the store gave them one after the other (no other process took ids of the
+// key in between); a rest that does not join is skipped, a gap (S4).
 func (g *Generator) NextRange(n int64) (store.Range, error) {
 	if n < 1 {
 		return store.Range{}, fmt.Errorf("segment %q: %w: NextRange(%d), want n ≥ 1", g.key, store.ErrInvalidArgument, n)

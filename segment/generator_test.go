@@ -87,7 +87,7 @@ func TestNextRange_GivesConsecutiveIds(t *testing.T) {
 		{6, store.Range{Start: 5, End: 11}},   // the rest of [1, 11)
 		{25, store.Range{Start: 11, End: 36}}, // a new range of 30
 		{0, store.Range{Start: 36, End: 37}},
-		{5, store.Range{Start: 41, End: 46}}, // [36, 41) holds 4: skipped
+		{5, store.Range{Start: 37, End: 42}}, // [37, 41) holds 4: joined to [41, 51)
 	}
 	for i, s := range steps {
 		var got store.Range
@@ -110,6 +110,31 @@ func TestNextRange_GivesConsecutiveIds(t *testing.T) {
 			t.Errorf("NextRange(%d) = %v, want ErrInvalidArgument", n, err)
 		}
 	}
+}
+
+// TestNextRange_RestJoinsTheNextRangeOrIsAGap checks what becomes of the rest of
+// the range in use when a NextRange needs more: the first ids of the key when the
+// store's next range follows it, a gap when another process took ids in between.
+func TestNextRange_RestJoinsTheNextRangeOrIsAGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := memstore.New()
+		g := newGen(t, st, policy(10, 0))
+		if r, err := g.NextRange(25); err != nil || r != (store.Range{Start: 1, End: 26}) {
+			t.Errorf("NextRange(25) of a new key = %v, %v; want [1, 26): the first range [1, 11) goes first", r, err)
+		}
+		synctest.Wait() // a reservation ahead of need, if any, is done
+		other, err := st.Reserve(t.Context(), "test/key", 10, 1) // another process of the key
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := g.NextRange(100) // more than the rest and any range reserved ahead
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Start < other.End {
+			t.Errorf("NextRange(100) = %v, with %v another process's: want a range above it, the rest a gap", r, other)
+		}
+	})
 }
 
 func TestNextRange_BeyondMaxBatch(t *testing.T) {

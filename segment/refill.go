@@ -310,7 +310,14 @@ func (g *Generator) keepSpareLocked(sp *span) {
 // installLocked makes sp the range in use, with its first need ids taken. Every
 // field that Next reads without the lock is set before sp is published.
 func (g *Generator) installLocked(sp *span, need int64, now time.Time) {
-	g.meter.retired += g.cur.Load().close()
+	old := g.cur.Load()
+	taken := old.close()
+	g.meter.retired += taken
+	if taken < old.size && old.start+old.size == sp.start && !old.hasTTL && !sp.hasTTL {
+		// The rest of the range in use, too small for a NextRange, lies just below
+		// sp: it is handed out from sp rather than left as a gap.
+		sp.start, sp.size = old.start+taken, sp.size+old.size-taken
+	}
 	sp.used.Store(need)
 	sp.prefetchAt = g.p.prefetchAt(sp.size, g.meter.est)
 	due := sp.prefetchAt >= 0 && sp.prefetchAt <= need // the hot path would not see the point

@@ -398,6 +398,19 @@ func (m *machine) burst() {
 	var err error
 	switch m.kind {
 	case segKind:
+		if w.rng.IntN(4) == 0 {
+			// A bulk insert: the rest of the range in use joins the next one when the
+			// store gave them one after the other, and is a gap otherwise.
+			var r store.Range
+			if r, err = m.seg.NextRange(int64(n)); err == nil {
+				for v := r.Start; v < r.End; v++ {
+					w.check.segmentID(m, m.key, v)
+				}
+				w.mix(uint64(r.Start) ^ uint64(r.End)<<1)
+				made = n
+			}
+			break
+		}
 		made, err = repeat(n, func() error {
 			v, err := m.seg.Next()
 			if err == nil {

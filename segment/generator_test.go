@@ -122,7 +122,7 @@ func TestNextRange_RestJoinsTheNextRangeOrIsAGap(t *testing.T) {
 		if r, err := g.NextRange(25); err != nil || r != (store.Range{Start: 1, End: 26}) {
 			t.Errorf("NextRange(25) of a new key = %v, %v; want [1, 26): the first range [1, 11) goes first", r, err)
 		}
-		synctest.Wait() // a reservation ahead of need, if any, is done
+		synctest.Wait()                                          // a reservation ahead of need, if any, is done
 		other, err := st.Reserve(t.Context(), "test/key", 10, 1) // another process of the key
 		if err != nil {
 			t.Fatal(err)

@@ -78,7 +78,7 @@ func TestGenerator_FailureStateOnlyWhileFailing(t *testing.T) {
 		if _, err := g.Next(); !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("Next while backing off: %v; want ErrUnavailable", err)
 		}
-		time.Sleep(time.Second) // past the backoff, in the bubble's time: the retry succeeds
+		time.Sleep(time.Second) // sleep-ok: fake time in the bubble, past the backoff, when the retry succeeds
 		synctest.Wait()
 		if _, err := g.Next(); err != nil {
 			t.Fatalf("Next after the retry: %v", err)

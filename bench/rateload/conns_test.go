@@ -65,7 +65,7 @@ func serve(conn net.Conn, slow int, stall time.Duration) {
 			return
 		}
 		if i == slow {
-			time.Sleep(stall) // the server's stall, in fake time
+			time.Sleep(stall) // sleep-ok: the server's stall, in the bubble's fake time
 		}
 		if _, err := conn.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n42\n")); err != nil {
 			return

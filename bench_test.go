@@ -8,9 +8,10 @@ import (
 	"github.com/cosid-go/cosid"
 )
 
-// BenchmarkRuntime compares Runtime.Next (a map lookup, an atomic load of the built
-// generator, the generator's Next and the codec) with the generator's own Next and
-// with the baselines: a bare atomic add, and the add with strconv as the text.
+// BenchmarkRuntime compares the ways to an id with the generator's own Next and with
+// the baselines, a bare atomic add and the add with strconv as the text: a held
+// Source (an atomic load of the built generator, its Next, and for the text its
+// codec), and Runtime.Next and NextInt by name (the Source's lookup first).
 func BenchmarkRuntime(b *testing.B) {
 	cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores: {mem: {type: memory}}\n  generators:\n    order: {strategy: segment, store: mem}\n"))
 	if err != nil {
@@ -44,9 +45,35 @@ func BenchmarkRuntime(b *testing.B) {
 			}
 		}
 	})
+	src, err := rt.Source("order", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := b.Context()
+	b.Run("SourceNextInt", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := src.NextInt(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SourceNext", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := src.Next(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("RuntimeNextInt", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := rt.NextInt(ctx, "order"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("RuntimeNext", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := rt.Next(b.Context(), "order"); err != nil {
+			if _, err := rt.Next(ctx, "order"); err != nil {
 				b.Fatal(err)
 			}
 		}

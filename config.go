@@ -172,6 +172,13 @@ type GeneratorConfig struct {
 	IdleClose *time.Duration `yaml:"idle-close"`
 }
 
+// Leases reports whether the generator leases a slot of its store, its machine id:
+// a snowflake without machine-id.
+func (gc GeneratorConfig) Leases() bool {
+	d := strategyOf(gc.Strategy)
+	return d != nil && d.leases != nil && d.leases(gc)
+}
+
 // MachineID is a snowflake's fixed machine id, or MachineIDFromHostname. In YAML it
 // is a number or the text from-hostname.
 type MachineID int

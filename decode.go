@@ -65,4 +65,4 @@ func decodeOf(ps planner, name, text string) (Decoded, error) {
 	return p.decode(text)
 }
 
-func (p *plan) decode(text string) (Decoded, error) { return p.def.decode(p, text) }
+func (p *plan) decode(text string) (Decoded, error) { return p.impl.decode(p, text) }

@@ -38,12 +38,12 @@ var ErrNotSetUp = store.ErrNotSetUp
 var ErrUnknownGenerator = errors.New("unknown generator")
 
 // ErrKeyRequired means a keyed generator (keyed: true) was called without a key:
-// Next, NextInt, Take, Fill and Segment on one, or its HTTP route without ?key=.
-// Its keys' ids come from NextKey.
+// Source(name, ""), Next, NextInt, Fill and Segment on one, or its HTTP route
+// without ?key=. Its keys' ids come from the Source of each key.
 var ErrKeyRequired = errors.New("keyed generator called without a key")
 
-// ErrNotKeyed means a key was given to a generator that is not keyed: NextKey on
-// one, or its HTTP route with ?key=.
+// ErrNotKeyed means a key was given to a generator that is not keyed: Source(name,
+// key) of one, or its HTTP route with ?key=.
 var ErrNotKeyed = errors.New("key given to a generator that is not keyed")
 
 // ErrInvalidKey means a key of a keyed generator that CheckKey refuses: the message

@@ -98,14 +98,15 @@ func (rt *Runtime) collect(typ reflect.Type, v reflect.Value, path []int, prefix
 		if !f.IsExported() {
 			return fmt.Errorf("%s is not exported", where)
 		}
-		g, err := rt.unkeyed(name)
+		src, err := rt.Source(name, "")
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
+		g := src.g
 		switch f.Type.Kind() {
 		case reflect.Int64:
-			if g.codec == nil {
-				return fmt.Errorf("%s is an int64, but %q is a %s generator: its ids need a string field", where, name, g.plan.strategy)
+			if !g.intIDs {
+				return fmt.Errorf("%s is an int64, but %q is a %s generator, whose ids are text only: they need a string field", where, name, g.plan.def.name)
 			}
 		case reflect.String:
 		default:

@@ -11,74 +11,94 @@ import (
 	"github.com/cosid-go/cosid/store"
 )
 
+// StrategyPeriodic hands out ids that start again in every period (a year, month
+// or day in a zone), a segment.Periodic; an id is its period and a value, so its
+// ids are text only.
+const StrategyPeriodic Strategy = "periodic-segment"
+
 // periodicDef is the strategy periodic-segment: a segment.Periodic whose ids, a
 // period and a value, have the generator's GroupedCodec.
 var periodicDef = strategyDef{
 	name: StrategyPeriodic,
 	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
 		"period", "zone", "prewarm", "seal-after", "keyed", "max-live-keys", "idle-close"},
-	check: checkPeriodic,
-	build: func(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
-		return newPeriodicGen(p, st, p.key, rt.segmentOptions(p))
-	},
-	keyed: newPeriodicGen,
-	take: func(ctx context.Context, g *generator, key string, n int64) ([]string, error) {
-		p := g.plan
-		period := p.period.Key(time.Now().In(p.loc))
-		return g.reserve(ctx, key+"/"+period, n, func(v int64) (string, error) {
-			return g.grouped.Encode(segment.GroupedID{Period: period, Value: v})
-		})
-	},
-	decode: func(p *plan, text string) (Decoded, error) {
-		id, err := p.grouped.Decode(text)
-		if err != nil {
-			return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
-		}
-		return Decoded{Period: id.Period, Value: id.Value}, nil
-	},
+	plan: checkPeriodic,
 }
 
-// newPeriodicGen builds the periodic-segment generator of p at the store key key.
-func newPeriodicGen(p *plan, st store.RangeStore, key string, opts []segment.Option) (built, error) {
-	g, err := segment.NewPeriodic(st, key, p.period, p.loc, p.batch, p.periodic, opts...)
+// periodicPlan is a checked periodic-segment generator.
+type periodicPlan struct {
+	onSegments
+	period  segment.Period
+	loc     *time.Location
+	policy  segment.PeriodicPolicy
+	grouped codec.GroupedCodec
+}
+
+func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
+	batch, err := p.checkBatch(gc, stores)
 	if err != nil {
 		return nil, err
 	}
-	return &periodicGen{g: g, grouped: p.grouped}, nil
-}
-
-func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) error {
-	if err := p.checkBatch(gc, stores); err != nil {
-		return err
-	}
+	s := &periodicPlan{onSegments: onSegments{batch}, policy: segment.DefaultPeriodicPolicy()}
 	if gc.Period == "" {
-		return p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
+		return nil, p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
 	}
-	var err error
-	if p.period, err = segment.ParsePeriod(gc.Period); err != nil || gc.Period != strings.ToUpper(gc.Period) {
-		return p.errorf("period", "%q is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY", gc.Period)
+	if s.period, err = segment.ParsePeriod(gc.Period); err != nil || gc.Period != strings.ToUpper(gc.Period) {
+		return nil, p.errorf("period", "%q is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY", gc.Period)
 	}
 	if gc.Zone == "" {
-		return p.errorf("zone", "missing; the zone is explicit: want an IANA time zone such as Asia/Shanghai or UTC")
+		return nil, p.errorf("zone", "missing; the zone is explicit: want an IANA time zone such as Asia/Shanghai or UTC")
 	}
-	if p.loc, err = loadZone(gc.Zone); err != nil {
-		return p.errorf("zone", "%v", err)
+	if s.loc, err = loadZone(gc.Zone); err != nil {
+		return nil, p.errorf("zone", "%v", err)
 	}
-	p.periodic = segment.DefaultPeriodicPolicy()
 	if gc.Prewarm != nil {
-		p.periodic.Prewarm = *gc.Prewarm
+		s.policy.Prewarm = *gc.Prewarm
 	}
 	if gc.SealAfter != nil {
-		p.periodic.SealAfter = *gc.SealAfter
+		s.policy.SealAfter = *gc.SealAfter
 	}
-	if err := p.periodic.Validate(); err != nil {
-		return policyErr(p.path, err)
+	if err := s.policy.Validate(); err != nil {
+		return nil, policyErr(p.path, err)
 	}
-	if p.keyed && p.periodic.SealAfter > 0 {
-		return p.errorf("seal-after", "a keyed generator seals no past period: that would take a timer for every key; leave seal-after out and seal past periods offline (cosid seal)")
+	if p.keyed && s.policy.SealAfter > 0 {
+		return nil, p.errorf("seal-after", "a keyed generator seals no past period: that would take a timer for every key; leave seal-after out and seal past periods offline (cosid seal)")
 	}
-	p.grouped, err = buildGroupedCodec(p.path, p.period, gc.Codec)
-	return err
+	if s.grouped, err = buildGroupedCodec(p.path, s.period, gc.Codec); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// keySuffix is the "/20261027" that a period adds to a store key.
+func (s *periodicPlan) keySuffix() int { return len("/20261027") }
+
+func (s *periodicPlan) build(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
+	return s.buildKey(p, st, p.key, rt.segmentOptions(p))
+}
+
+// buildKey builds the periodic-segment generator of p at the store key storeKey.
+func (s *periodicPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, opts []segment.Option) (built, error) {
+	g, err := segment.NewPeriodic(st, storeKey, s.period, s.loc, s.batch, s.policy, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &periodicGen{g: g, grouped: s.grouped}, nil
+}
+
+func (s *periodicPlan) take(ctx context.Context, g *generator, storeKey string, n int64) ([]string, error) {
+	period := s.period.Key(time.Now().In(s.loc))
+	return g.reserve(ctx, storeKey+"/"+period, n, s.batch, func(v int64) (string, error) {
+		return s.grouped.Encode(segment.GroupedID{Period: period, Value: v})
+	})
+}
+
+func (s *periodicPlan) decode(p *plan, text string) (Decoded, error) {
+	id, err := s.grouped.Decode(text)
+	if err != nil {
+		return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
+	}
+	return Decoded{Period: id.Period, Value: id.Value}, nil
 }
 
 // periodicGen is a built periodic-segment generator.
@@ -106,9 +126,42 @@ func (s *periodicGen) close() error           { return s.g.Close() }
 // Periodic returns the generator name of strategy periodic-segment, building it on
 // first use: opening its store under ctx.
 func (rt *Runtime) Periodic(ctx context.Context, name string) (*segment.Periodic, error) {
-	b, err := builtAs[*periodicGen](ctx, rt, name, StrategyPeriodic)
+	b, err := builtAs[*periodicGen](ctx, rt, name, &periodicDef)
 	if err != nil {
 		return nil, err
 	}
 	return b.g, nil
+}
+
+// Period returns the period and zone of the periodic-segment generator name, as
+// configured; ok is false for another strategy or an unknown name. It builds
+// nothing.
+func (rt *Runtime) Period(name string) (p segment.Period, loc *time.Location, ok bool) {
+	if g := rt.gens[name]; g != nil {
+		if s, ok := g.plan.impl.(*periodicPlan); ok {
+			return s.period, s.loc, true
+		}
+	}
+	return 0, nil, false
+}
+
+// GroupedCodec returns the text form of the periodic-segment generator name.
+func (rt *Runtime) GroupedCodec(name string) (codec.GroupedCodec, error) {
+	return groupedCodecOf(rt, name)
+}
+
+// GroupedCodec returns the text form of the periodic-segment generator name, without
+// opening anything.
+func (c Config) GroupedCodec(name string) (codec.GroupedCodec, error) { return groupedCodecOf(c, name) }
+
+func groupedCodecOf(ps planner, name string) (codec.GroupedCodec, error) {
+	p, err := ps.plan(name)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := p.impl.(*periodicPlan)
+	if !ok {
+		return nil, fmt.Errorf("cosid: %w: %q is a %s generator, not a periodic-segment one", ErrUnknownGenerator, name, p.def.name)
+	}
+	return s.grouped, nil
 }

@@ -3,11 +3,21 @@ package cosid
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cosid-go/cosid/codec"
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
+
+// StrategySegment hands out int64 ids from ranges it reserves in a store, a
+// segment.Generator: ids rise, with gaps where a process stopped (S4).
+const StrategySegment Strategy = "segment"
+
+// DefaultStrategy is the strategy of a generator that a tool makes up for a name
+// no configuration has, as `cosid next` and `cosid decode` do: a segment, whose
+// ids are plain decimal.
+const DefaultStrategy = StrategySegment
 
 // segmentDef is the strategy segment: a segment.Generator whose int64 ids have the
 // generator's Codec.
@@ -15,50 +25,100 @@ var segmentDef = strategyDef{
 	name: StrategySegment,
 	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
 		"keyed", "max-live-keys", "idle-close"},
-	check: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) error {
-		if err := p.checkBatch(gc, stores); err != nil {
-			return err
-		}
-		var err error
-		p.codec, err = buildCodec(p.path, gc.Codec, nil)
-		return err
-	},
-	build: func(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
-		return newSegmentGen(p, st, p.key, rt.segmentOptions(p))
-	},
-	keyed: newSegmentGen,
-	take: func(ctx context.Context, g *generator, key string, n int64) ([]string, error) {
-		return g.reserve(ctx, key, n, g.codec.Encode)
-	},
-	decode: func(p *plan, text string) (Decoded, error) {
-		v, err := p.codec.Decode(text)
+	plan: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
+		batch, err := p.checkBatch(gc, stores)
 		if err != nil {
-			return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
+			return nil, err
 		}
-		return Decoded{Value: v}, nil
+		c, err := buildCodec(p.path, gc.Codec, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &segmentPlan{onSegments: onSegments{batch}, codec: c}, nil
 	},
 }
 
-// newSegmentGen builds the segment generator of p at the store key key.
-func newSegmentGen(p *plan, st store.RangeStore, key string, opts []segment.Option) (built, error) {
-	g, err := segment.New(st, key, p.batch, opts...)
+// onSegments is what the strategies on segments share: the batch policy of their
+// reservations.
+type onSegments struct {
+	batch segment.BatchPolicy
+}
+
+func (o onSegments) batchPolicy() segment.BatchPolicy { return o.batch }
+
+// segmentPlan is a checked segment generator: its batch policy and codec.
+type segmentPlan struct {
+	onSegments
+	codec codec.Codec
+}
+
+func (s *segmentPlan) intCodec() codec.Codec { return s.codec }
+func (s *segmentPlan) keySuffix() int        { return 0 }
+
+func (s *segmentPlan) build(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
+	return s.buildKey(p, st, p.key, rt.segmentOptions(p))
+}
+
+// buildKey builds the segment generator of p at the store key storeKey.
+func (s *segmentPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, opts []segment.Option) (built, error) {
+	g, err := segment.New(st, storeKey, s.batch, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &segmentGen{g: g, codec: p.codec}, nil
+	return &segmentGen{g: g, codec: s.codec}, nil
+}
+
+func (s *segmentPlan) take(ctx context.Context, g *generator, storeKey string, n int64) ([]string, error) {
+	return g.reserve(ctx, storeKey, n, s.batch, s.codec.Encode)
+}
+
+func (s *segmentPlan) nextRange(b built, n int64) (store.Range, error) {
+	return b.(*segmentGen).g.NextRange(n)
+}
+
+func (s *segmentPlan) decode(p *plan, text string) (Decoded, error) {
+	v, err := s.codec.Decode(text)
+	if err != nil {
+		return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
+	}
+	return Decoded{Value: v}, nil
 }
 
 // checkBatch checks the store, the batch policy and the keyed settings of a
-// generator on segments.
-func (p *plan) checkBatch(gc GeneratorConfig, stores map[string]StoreConfig) error {
+// generator on segments, and returns its batch policy.
+func (p *plan) checkBatch(gc GeneratorConfig, stores map[string]StoreConfig) (segment.BatchPolicy, error) {
 	if err := p.checkStore(stores, ""); err != nil {
-		return err
+		return segment.BatchPolicy{}, err
 	}
-	p.batch = batchPolicy(gc)
-	if err := p.batch.Validate(); err != nil {
-		return policyErr(p.path, err)
+	batch := batchPolicy(gc)
+	if err := batch.Validate(); err != nil {
+		return batch, policyErr(p.path, err)
 	}
-	return p.checkKeyed(gc)
+	return batch, nil
+}
+
+// batchPolicy is segment.DefaultBatchPolicy with the settings gc gives.
+func batchPolicy(gc GeneratorConfig) segment.BatchPolicy {
+	p := segment.DefaultBatchPolicy()
+	set := func(dst *int64, src *int64) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	setDur := func(dst *time.Duration, src *time.Duration) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	if gc.Step != nil {
+		p.Step, p.MaxBatch = *gc.Step, 0 // the default MaxBatch follows the step
+	}
+	set(&p.InitialOffset, gc.InitialOffset)
+	set(&p.MaxBatch, gc.MaxBatch)
+	setDur(&p.Lookahead, gc.Lookahead)
+	setDur(&p.ReserveTimeout, gc.ReserveTimeout)
+	setDur(&p.RangeTTL, gc.RangeTTL)
+	return p
 }
 
 // segmentGen is a built segment generator.
@@ -81,9 +141,9 @@ func (s *segmentGen) lost(error) bool         { return false }
 func (s *segmentGen) close() error            { return s.g.Close() }
 
 // Segment returns the generator name of strategy segment, building it on first use:
-// opening its store under ctx.
+// opening its store under ctx. A keyed one's keys are reached through Source.
 func (rt *Runtime) Segment(ctx context.Context, name string) (*segment.Generator, error) {
-	b, err := builtAs[*segmentGen](ctx, rt, name, StrategySegment)
+	b, err := builtAs[*segmentGen](ctx, rt, name, &segmentDef)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,43 +15,33 @@ import (
 	"github.com/cosid-go/cosid/store"
 )
 
+// StrategySnowflake composes int64 ids of a time, a machine id and a sequence, a
+// snowflake.Generator; its machine id is fixed or leased from a store.
+const StrategySnowflake Strategy = "snowflake"
+
 // snowflakeDef is the strategy snowflake: a snowflake.Generator whose int64 ids
 // have the generator's Codec, on a fixed machine id or one leased from its store.
 var snowflakeDef = strategyDef{
 	name: StrategySnowflake,
 	settings: []string{"store", "machine-id", "slots", "layout", "epoch", "unit", "timestamp-bits", "machine-bits",
 		"sequence-bits", "lease-ttl", "tolerance", "owner-key", "codec"},
-	check: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) error {
-		return p.checkSnowflake(gc, stores)
-	},
-	build: buildSnowflake,
-	take: func(ctx context.Context, g *generator, _ string, n int64) ([]string, error) {
-		texts := make([]string, 0, n)
-		for range n {
-			text, err := g.next(ctx)
-			if err != nil {
-				return nil, err
-			}
-			texts = append(texts, text)
-		}
-		return texts, nil
-	},
-	decode: func(p *plan, text string) (Decoded, error) {
-		v, err := p.codec.Decode(text)
-		if err != nil {
-			return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
-		}
-		s := p.layout.Parse(v)
-		if back, err := p.layout.Compose(s); err != nil || back != v {
-			return Decoded{}, fmt.Errorf("cosid: generator %q: %d is not an id of its layout", p.name, v)
-		}
-		s.Time = s.Time.In(p.zone)
-		return Decoded{Value: v, Snowflake: &s}, nil
-	},
+	plan:   checkSnowflake,
+	leases: func(gc GeneratorConfig) bool { return gc.MachineID == nil },
 }
 
-func buildSnowflake(ctx context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
-	opts := append(p.snowOpts[:len(p.snowOpts):len(p.snowOpts)], snowflake.WithLogger(rt.o.logger))
+// snowflakePlan is a checked Snowflake generator.
+type snowflakePlan struct {
+	layout    snowflake.Layout
+	zone      *time.Location // of the friendly item, or UTC: the zone of a decoded time
+	machineID *int           // fixed; nil: leased from the store
+	opts      []snowflake.Option
+	codec     codec.Codec
+}
+
+func (s *snowflakePlan) intCodec() codec.Codec { return s.codec }
+
+func (s *snowflakePlan) build(ctx context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
+	opts := append(s.opts[:len(s.opts):len(s.opts)], snowflake.WithLogger(rt.o.logger))
 	if f := rt.o.snowOpts; f != nil {
 		opts = append(opts, f(p.name, p.store)...)
 	}
@@ -57,82 +49,174 @@ func buildSnowflake(ctx context.Context, rt *Runtime, p *plan, st store.RangeSto
 		g   *snowflake.Generator
 		err error
 	)
-	if p.machineID != nil {
-		g, err = snowflake.NewFixed(*p.machineID, p.layout, opts...)
+	if s.machineID != nil {
+		g, err = snowflake.NewFixed(*s.machineID, s.layout, opts...)
 	} else {
 		leases, ok := st.(store.SlotLeaseStore)
 		if !ok {
 			return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
 		}
-		g, err = snowflake.New(ctx, leases, p.layout, opts...)
+		g, err = snowflake.New(ctx, leases, s.layout, opts...)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &snowflakeGen{g: g, codec: p.codec}, nil
+	return &snowflakeGen{g: g, codec: s.codec}, nil
 }
 
-func (p *plan) checkSnowflake(gc GeneratorConfig, stores map[string]StoreConfig) error {
+// take returns the generator's next n ids: a Snowflake id reserves nothing.
+func (s *snowflakePlan) take(ctx context.Context, g *generator, _ string, n int64) ([]string, error) {
+	texts := make([]string, 0, n)
+	for range n {
+		text, err := g.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		texts = append(texts, text)
+	}
+	return texts, nil
+}
+
+func (s *snowflakePlan) decode(p *plan, text string) (Decoded, error) {
+	v, err := s.codec.Decode(text)
+	if err != nil {
+		return Decoded{}, fmt.Errorf("cosid: generator %q: %w", p.name, err)
+	}
+	st := s.layout.Parse(v)
+	if back, err := s.layout.Compose(st); err != nil || back != v {
+		return Decoded{}, fmt.Errorf("cosid: generator %q: %d is not an id of its layout", p.name, v)
+	}
+	st.Time = st.Time.In(s.zone)
+	return Decoded{Value: v, Snowflake: &st}, nil
+}
+
+func checkSnowflake(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
+	s := &snowflakePlan{}
 	var err error
-	if p.layout, err = snowflakeLayout(p.path, gc); err != nil {
-		return err
+	if s.layout, err = snowflakeLayout(p.path, gc); err != nil {
+		return nil, err
 	}
-	if p.codec, err = buildCodec(p.path, gc.Codec, &p.layout); err != nil {
-		return err
+	if s.codec, err = buildCodec(p.path, gc.Codec, &s.layout); err != nil {
+		return nil, err
 	}
-	p.zone = zoneOf(gc.Codec)
+	s.zone = zoneOf(gc.Codec)
 	if gc.MachineID != nil {
 		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
-			return p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
+			return nil, p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
 		}
 		id, err := machineID(*gc.MachineID)
 		if err != nil {
-			return p.errorf("machine-id", "%v", err)
+			return nil, p.errorf("machine-id", "%v", err)
 		}
-		if limit := 1 << p.layout.MachineBits; id < 0 || id >= limit {
+		if limit := 1 << s.layout.MachineBits; id < 0 || id >= limit {
 			from := ""
 			if *gc.MachineID == MachineIDFromHostname {
 				from = " (the host name's ordinal)"
 			}
-			return p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %s", id, from, limit-1, plural(p.layout.MachineBits, "machine bit"))
+			return nil, p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %s", id, from, limit-1, plural(s.layout.MachineBits, "machine bit"))
 		}
-		p.machineID = &id
-		return nil
+		s.machineID = &id
+		return s, nil
 	}
 	if err := p.checkStore(stores, " (or set machine-id)"); err != nil {
-		return err
+		return nil, err
 	}
 	if gc.LeaseTTL != nil && *gc.LeaseTTL < time.Millisecond {
-		return p.errorf("lease-ttl", "%v; want a duration of at least 1ms, such as 1m (the default %v)", *gc.LeaseTTL, snowflake.DefaultLeaseTTL)
+		return nil, p.errorf("lease-ttl", "%v; want a duration of at least 1ms, such as 1m (the default %v)", *gc.LeaseTTL, snowflake.DefaultLeaseTTL)
 	}
 	if gc.Tolerance != nil && *gc.Tolerance < 0 {
-		return p.errorf("tolerance", "%v; want a duration ≥ 0, such as 1s (the default %v)", *gc.Tolerance, snowflake.DefaultTolerance)
+		return nil, p.errorf("tolerance", "%v; want a duration ≥ 0, such as 1s (the default %v)", *gc.Tolerance, snowflake.DefaultTolerance)
 	}
 	if gc.OwnerKey != "" {
 		if err := store.CheckKey(gc.OwnerKey); err != nil {
-			return p.errorf("owner-key", "%v", err)
+			return nil, p.errorf("owner-key", "%v", err)
 		}
 		if strings.HasPrefix(gc.OwnerKey, OwnerKeyPrefix4x) {
-			return p.errorf("owner-key", "%q: the prefix %q is reserved for the leases of cosid serve's 4.x API", gc.OwnerKey, OwnerKeyPrefix4x)
+			return nil, p.errorf("owner-key", "%q: the prefix %q is reserved for the leases of cosid serve's 4.x API", gc.OwnerKey, OwnerKeyPrefix4x)
 		}
 	}
-	p.snowOpts = append(p.snowOpts, snowflake.WithNamespace(p.key))
+	s.opts = append(s.opts, snowflake.WithNamespace(p.key))
 	if gc.Slots != nil {
-		if limit := 1 << p.layout.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
-			return p.errorf("slots", "%d is not in 1–%d, the machines of %s", *gc.Slots, limit, plural(p.layout.MachineBits, "machine bit"))
+		if limit := 1 << s.layout.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
+			return nil, p.errorf("slots", "%d is not in 1–%d, the machines of %s", *gc.Slots, limit, plural(s.layout.MachineBits, "machine bit"))
 		}
-		p.snowOpts = append(p.snowOpts, snowflake.WithLimit(*gc.Slots))
+		s.opts = append(s.opts, snowflake.WithLimit(*gc.Slots))
 	}
 	if gc.LeaseTTL != nil {
-		p.snowOpts = append(p.snowOpts, snowflake.WithLeaseTTL(*gc.LeaseTTL))
+		s.opts = append(s.opts, snowflake.WithLeaseTTL(*gc.LeaseTTL))
 	}
 	if gc.Tolerance != nil {
-		p.snowOpts = append(p.snowOpts, snowflake.WithTolerance(*gc.Tolerance))
+		s.opts = append(s.opts, snowflake.WithTolerance(*gc.Tolerance))
 	}
 	if gc.OwnerKey != "" {
-		p.snowOpts = append(p.snowOpts, snowflake.WithOwnerKey(gc.OwnerKey))
+		s.opts = append(s.opts, snowflake.WithOwnerKey(gc.OwnerKey))
 	}
-	return nil
+	return s, nil
+}
+
+func snowflakeLayout(path string, gc GeneratorConfig) (snowflake.Layout, error) {
+	var l snowflake.Layout
+	switch gc.Layout {
+	case "", "default":
+		l = snowflake.DefaultLayout()
+	case "javascript":
+		l = snowflake.JavaScriptLayout()
+	default:
+		return l, fmt.Errorf("%s.layout: unknown layout %q; want default or javascript", path, gc.Layout)
+	}
+	if gc.Epoch != "" {
+		epoch, err := parseEpoch(gc.Epoch)
+		if err != nil {
+			return l, fmt.Errorf("%s.epoch: %q is not a date like 2026-01-01 or a time like 2026-01-01T00:00:00Z", path, gc.Epoch)
+		}
+		if epoch.After(time.Now()) {
+			return l, fmt.Errorf("%s.epoch: %s is in the future; the ids' time counts from the epoch, which must have passed", path, gc.Epoch)
+		}
+		l.Epoch = epoch
+	}
+	if gc.Unit != nil {
+		l.Unit = *gc.Unit
+	}
+	for _, f := range []struct {
+		dst *int
+		src *int
+	}{{&l.TimestampBits, gc.TimestampBits}, {&l.MachineBits, gc.MachineBits}, {&l.SequenceBits, gc.SequenceBits}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if err := l.Validate(); err != nil {
+		return l, fmt.Errorf("%s: layout: %w", path, err)
+	}
+	return l, nil
+}
+
+func parseEpoch(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.RFC3339, s)
+}
+
+// machineID resolves a configured machine id: MachineIDFromHostname becomes the
+// host name's ordinal.
+func machineID(m MachineID) (int, error) {
+	if m != MachineIDFromHostname {
+		return int(m), nil
+	}
+	host := os.Getenv("HOSTNAME")
+	if host == "" {
+		var err error
+		if host, err = os.Hostname(); err != nil {
+			return 0, fmt.Errorf("from-hostname: no host name: %w", err)
+		}
+	}
+	i := strings.LastIndexByte(host, '-')
+	n, err := strconv.Atoi(host[i+1:])
+	if i < 0 || err != nil || n < 0 || host[i+1] == '+' {
+		return 0, fmt.Errorf("from-hostname: host name %q has no ordinal, a number after its last \"-\" (as in web-3)", host)
+	}
+	return n, nil
 }
 
 // snowflakeGen is a built Snowflake generator.
@@ -162,21 +246,12 @@ func (s *snowflakeGen) close() error        { return s.g.Close() }
 // fails with snowflake.ErrLeaseLost; Runtime.Next then builds a new one, and so
 // does the next call of Snowflake.
 func (rt *Runtime) Snowflake(ctx context.Context, name string) (*snowflake.Generator, error) {
-	b, err := builtAs[*snowflakeGen](ctx, rt, name, StrategySnowflake)
+	b, err := builtAs[*snowflakeGen](ctx, rt, name, &snowflakeDef)
 	if err != nil {
 		return nil, err
 	}
 	return b.g, nil
 }
-
-// Leases reports whether the generator leases its machine id from its store: a
-// snowflake without machine-id.
-func (gc GeneratorConfig) Leases() bool {
-	return gc.Strategy == StrategySnowflake && gc.MachineID == nil
-}
-
-// leases reports whether p's generator leases its machine id from its store.
-func (p *plan) leases() bool { return p.strategy == StrategySnowflake && p.machineID == nil }
 
 // Lease returns the slot lease of the Snowflake generator name, once it is built
 // and leases its machine id. It builds nothing and does no I/O.
@@ -189,4 +264,16 @@ func (rt *Runtime) Lease(name string) (store.Lease, bool) {
 		}
 	}
 	return store.Lease{}, false
+}
+
+// Layout returns the bit layout of the Snowflake generator name, as configured; ok
+// is false for another strategy or an unknown name. It builds nothing: a metric of
+// the time a layout has left reads it at every scrape.
+func (rt *Runtime) Layout(name string) (l snowflake.Layout, ok bool) {
+	if g := rt.gens[name]; g != nil {
+		if s, ok := g.plan.impl.(*snowflakePlan); ok {
+			return s.layout, true
+		}
+	}
+	return snowflake.Layout{}, false
 }

@@ -1,501 +1,100 @@
 package cosid
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
 
-// keyedSet is the live generators of a keyed template, one a key: a map to find a
-// key's and a list in the order of use to find the one to close, under one lock.
-// No key has a goroutine or a timer of its own: a call closes the idle keys it
-// finds at the list's end, and the runtime's one janitor sweeps the rest.
-type keyedSet struct {
-	g    *generator
-	opts []segment.Option // of every key's generator
-	now  func() time.Time
+// MaxKeyLen is the longest key of a keyed generator, in bytes.
+const MaxKeyLen = 128
 
-	mu         sync.Mutex
-	live       map[string]*keyEntry
-	head, tail *keyEntry // the most and the least recently used
-	closed     bool
-	retired    counts // of the keys closed
-	reported   counts // the latest totals of stats, which never go down
-	opened     int64
-	evicted    int64 // closed for max-live-keys
-	idled      int64 // closed for idle-close
-	closing    sync.WaitGroup
-}
+// DefaultMaxLiveKeys is the max-live-keys of a keyed generator that sets none.
+const DefaultMaxLiveKeys = 100_000
 
-// keyEntry is a live key and its generator.
-type keyEntry struct {
-	key        string
-	b          built
-	last       int64 // unix ns of its latest use, under the set's lock
-	prev, next *keyEntry
-	gone       atomic.Bool  // taken out of the set: closed or to be closed
-	refs       atomic.Int32 // calls using b: it closes when the last one ends
-}
+// DefaultIdleClose is the idle-close of a keyed generator that sets none.
+const DefaultIdleClose = 10 * time.Minute
 
-// counts are the counters of Stats that a template sums over its keys.
-type counts struct{ reserves, failures int64 }
+// keyAllowed says what a key may hold, for errors.
+const keyAllowed = "1–128 bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-'"
 
-// sweepPerCall is how many idle keys a call closes at most: the janitor does the
-// rest, so that no call pays for a long sweep.
-const sweepPerCall = 2
-
-func newKeyedSet(rt *Runtime, g *generator) *keyedSet {
-	p := g.plan
-	opts := append(rt.segmentOptions(p), segment.WithObserverKey(p.key), segment.WithoutTimers())
-	return &keyedSet{g: g, opts: opts, now: rt.o.keyNow, live: map[string]*keyEntry{}}
-}
-
-// get returns the live generator of key, opening it when it is not live. The caller
-// holds it until put: a key taken out of the set meanwhile closes only then, so no
-// call finds its generator closed under it.
-func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
-	p := s.g.plan
-	if err := CheckKey(key); err != nil {
-		return nil, fmt.Errorf("generator %q: %w", p.name, err)
+// CheckKey reports whether key may name a sequence of a keyed generator: 1 to
+// MaxKeyLen bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-'. A '/' is refused, so that
+// no key reaches another key's or a period's store key, and so are "." and "..",
+// which a path would read as a directory. The error wraps ErrInvalidKey and says
+// what is allowed.
+func CheckKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w: the key is empty; want %s", ErrInvalidKey, keyAllowed)
+	case len(key) > MaxKeyLen:
+		return fmt.Errorf("%w: the key %.40q… is %d bytes; want %s", ErrInvalidKey, key, len(key), keyAllowed)
+	case key == "." || key == "..":
+		return fmt.Errorf("%w: the key %q is one that a path reads as a directory; want %s, other than \".\" and \"..\"", ErrInvalidKey, key, keyAllowed)
 	}
-	now := s.now().UnixNano()
-	s.mu.Lock()
-	if e := s.live[key]; e != nil {
-		e.refs.Add(1)
-		victims := s.touchLocked(e, now)
-		s.mu.Unlock()
-		s.retire(victims)
-		return e, nil
-	}
-	s.mu.Unlock()
-	sb, err := s.g.rt.stores[p.store].get(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("generator %q: %w", p.name, err)
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil, fmt.Errorf("generator %q: %w", p.name, errClosed)
-	}
-	e := s.live[key]
-	if e == nil {
-		full := p.key + "/" + key
-		b, err := p.def.keyed(p, sb.st, full, s.opts)
-		if err != nil {
-			s.mu.Unlock()
-			var pe *segment.PolicyError
-			if errors.As(err, &pe) {
-				return nil, configErr(policyErr(p.path, err))
-			}
-			return nil, fmt.Errorf("generator %q key %q: %w", p.name, key, err)
-		}
-		// The entry's key shares the store key's bytes, and not the caller's.
-		e = &keyEntry{key: full[len(p.key)+1:], b: b}
-		s.live[e.key] = e
-		s.opened++
-		s.g.rt.startJanitor()
-	}
-	e.refs.Add(1)
-	victims := s.touchLocked(e, now)
-	for len(s.live) > p.maxLive {
-		victims = append(victims, s.removeLocked(s.tail))
-		s.evicted++
-	}
-	s.mu.Unlock()
-	s.retire(victims)
-	return e, nil
-}
-
-// put ends a use of e that get began.
-func (s *keyedSet) put(e *keyEntry) {
-	if e.refs.Add(-1) == 0 && e.gone.Load() {
-		s.retire([]*keyEntry{e})
-	}
-}
-
-// touchLocked records a use of e at now, and takes out the idle keys at the end of
-// the list, at most sweepPerCall of them.
-func (s *keyedSet) touchLocked(e *keyEntry, now int64) []*keyEntry {
-	e.last = now
-	if s.head != e {
-		s.unlinkLocked(e)
-		e.next = s.head
-		if s.head != nil {
-			s.head.prev = e
-		}
-		s.head = e
-		if s.tail == nil {
-			s.tail = e
+	for i := range len(key) {
+		if !keyByte(key[i]) {
+			return fmt.Errorf("%w: the key %q has %q at byte %d; want %s", ErrInvalidKey, key, key[i], i, keyAllowed)
 		}
 	}
-	return s.sweepLocked(now, sweepPerCall)
+	return nil
 }
 
-// sweepLocked takes out the keys idle at now, from the least recently used, at most
-// limit of them (all when limit < 0).
-func (s *keyedSet) sweepLocked(now int64, limit int) []*keyEntry {
-	var victims []*keyEntry
-	idle := s.g.plan.idleClose.Nanoseconds()
-	for s.tail != nil && limit != 0 && now-s.tail.last >= idle {
-		victims = append(victims, s.removeLocked(s.tail))
-		s.idled++
-		limit--
-	}
-	return victims
+func keyByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-'
 }
 
-func (s *keyedSet) unlinkLocked(e *keyEntry) {
-	if e.prev != nil {
-		e.prev.next = e.next
-	} else if s.head == e {
-		s.head = e.next
+// checkKeyed checks the keyed settings of a generator, before its strategy's.
+func (p *plan) checkKeyed(gc GeneratorConfig) error {
+	p.keyed = gc.Keyed
+	if !p.keyed {
+		switch {
+		case gc.MaxLiveKeys != nil:
+			return p.errorf("max-live-keys", "only a keyed generator takes it; set keyed: true, or remove max-live-keys")
+		case gc.IdleClose != nil:
+			return p.errorf("idle-close", "only a keyed generator takes it; set keyed: true, or remove idle-close")
+		}
+		return nil
 	}
-	if e.next != nil {
-		e.next.prev = e.prev
-	} else if s.tail == e {
-		s.tail = e.prev
-	}
-	e.prev, e.next = nil, nil
-}
-
-// removeLocked takes e out of the set; its counts go to the retired ones.
-func (s *keyedSet) removeLocked(e *keyEntry) *keyEntry {
-	s.unlinkLocked(e)
-	delete(s.live, e.key)
-	e.gone.Store(true)
-	for _, st := range e.b.stats() {
-		s.retired.reserves += st.Reserves
-		s.retired.failures += st.Failures
-	}
-	return e
-}
-
-// retire closes the generators of keys taken out, on a goroutine of their own:
-// a Close waits for a reservation under way, which no caller should wait for.
-// What they had reserved and not handed out is never handed out (S4): a key opened
-// again reserves a new range, above every earlier one.
-// A generator still in use is closed by its last call's put; both may close it,
-// which Close allows.
-func (s *keyedSet) retire(victims []*keyEntry) {
-	idle := victims[:0:0]
-	for _, e := range victims {
-		if e.refs.Load() == 0 {
-			idle = append(idle, e)
+	p.maxLive, p.idleClose = DefaultMaxLiveKeys, DefaultIdleClose
+	if gc.MaxLiveKeys != nil {
+		if p.maxLive = *gc.MaxLiveKeys; p.maxLive < 1 {
+			return p.errorf("max-live-keys", "%d, want ≥ 1 (or leave it out for %d)", p.maxLive, DefaultMaxLiveKeys)
 		}
 	}
-	if len(idle) == 0 {
-		return
-	}
-	s.closing.Go(func() {
-		for _, e := range idle {
-			if err := e.b.close(); err != nil {
-				s.g.rt.o.logger.Warn("cosid: closing a key of a keyed generator", "generator", s.g.plan.name, "key", e.key, "error", err)
-			}
-		}
-	})
-}
-
-// sweep closes every idle key.
-func (s *keyedSet) sweep() {
-	now := s.now().UnixNano()
-	s.mu.Lock()
-	victims := s.sweepLocked(now, -1)
-	s.mu.Unlock()
-	s.retire(victims)
-}
-
-// shut closes every key and makes later calls fail.
-func (s *keyedSet) shut() error {
-	s.mu.Lock()
-	s.closed = true
-	var all []*keyEntry
-	for s.tail != nil {
-		all = append(all, s.removeLocked(s.tail))
-	}
-	s.mu.Unlock()
-	var errs []error
-	for _, e := range all {
-		errs = append(errs, e.b.close())
-	}
-	s.closing.Wait()
-	return errors.Join(errs...)
-}
-
-// stats sums the Stats of the template's keys, live and closed: its counters never
-// go down, so a metric of them is a counter of the template.
-func (s *keyedSet) stats() (segment.Stats, bool) {
-	s.mu.Lock()
-	if s.opened == 0 {
-		s.mu.Unlock()
-		return segment.Stats{}, false
-	}
-	entries := make([]*keyEntry, 0, len(s.live))
-	for e := s.head; e != nil; e = e.next {
-		entries = append(entries, e)
-	}
-	agg := segment.Stats{Key: s.g.plan.key, Reserves: s.retired.reserves, Failures: s.retired.failures}
-	s.mu.Unlock()
-	// Outside the lock: a generator's Stats takes its own, and NextKey must not wait
-	// for a sweep of every key.
-	for _, e := range entries {
-		for _, st := range e.b.stats() {
-			agg.Reserves += st.Reserves
-			agg.Failures += st.Failures
-			agg.Rate += st.Rate
-			agg.Batch = max(agg.Batch, st.Batch)
-			agg.LastReserve = max(agg.LastReserve, st.LastReserve)
-			if agg.LastError == nil {
-				agg.LastError = st.LastError // of the most recently used key that failed
-			}
+	if gc.IdleClose != nil {
+		if p.idleClose = *gc.IdleClose; p.idleClose <= 0 {
+			return p.errorf("idle-close", "%v, want a positive duration (or leave it out for %v)", p.idleClose, DefaultIdleClose)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// A key closed while it was being read is counted once in each; a reservation
-	// that ended as it was closed may be missing from the retired counts.
-	agg.Reserves = max(agg.Reserves, s.reported.reserves)
-	agg.Failures = max(agg.Failures, s.reported.failures)
-	s.reported = counts{agg.Reserves, agg.Failures}
-	return agg, true
+	return nil
 }
 
-// KeyStats counts the keys of a keyed generator.
+// checkKeyLength checks, after its strategy's checks, that a keyed generator's
+// strategy keeps a sequence per key, and that the longest store key of a key fits
+// the stores.
+func (p *plan) checkKeyLength() error {
+	if !p.keyed {
+		return nil
+	}
+	k, ok := p.impl.(keyable)
+	if !ok {
+		// Its settings take keyed: the strategy's file must say how to key it.
+		return fmt.Errorf("%s.keyed: internal error: strategy %s takes keyed but cannot build a key's generator", p.path, p.def.name)
+	}
+	if longest := len(p.key) + 1 + MaxKeyLen + k.keySuffix(); longest > store.MaxKeyLen {
+		return p.errorf("keyed", "the store key of a key of %d bytes would be %d bytes, over the stores' limit of %d; shorten the namespace or the generator's name",
+			MaxKeyLen, longest, store.MaxKeyLen)
+	}
+	return nil
+}
+
+// KeyStats counts the keys of a keyed generator: Stats.Keys.
 type KeyStats struct {
 	Live    int // keys open now
 	MaxLive int // max-live-keys
 	// Opened counts the keys opened since Open; Evicted those closed for
 	// max-live-keys, IdleClosed those closed for idle-close.
 	Opened, Evicted, IdleClosed int64
-}
-
-// KeyStats returns the counts of the keys of the keyed generator name; false for
-// a generator that is not keyed and an unknown name. It does no I/O.
-func (rt *Runtime) KeyStats(name string) (KeyStats, bool) {
-	g := rt.gens[name]
-	if g == nil || g.keys == nil {
-		return KeyStats{}, false
-	}
-	s := g.keys
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return KeyStats{Live: len(s.live), MaxLive: g.plan.maxLive, Opened: s.opened, Evicted: s.evicted, IdleClosed: s.idled}, true
-}
-
-// keyed returns the keyed generator name.
-func (rt *Runtime) keyed(name string) (*generator, error) {
-	g, err := rt.generator(name)
-	if err != nil {
-		return nil, err
-	}
-	if g.keys == nil {
-		return nil, fmt.Errorf("cosid: %w: %q takes no key; call it without one (Next), or set keyed: true in its configuration", ErrNotKeyed, name)
-	}
-	return g, nil
-}
-
-// unkeyed returns the generator name, which must not be keyed.
-func (rt *Runtime) unkeyed(name string) (*generator, error) {
-	g, err := rt.generator(name)
-	if err != nil {
-		return nil, err
-	}
-	if g.keys != nil {
-		return nil, fmt.Errorf("cosid: %w: %q is keyed, a sequence per key; name the key (NextKey, or ?key= over HTTP)", ErrKeyRequired, name)
-	}
-	return g, nil
-}
-
-// NextKey returns the text of the next id of key, a sequence of its own of the
-// keyed generator name, at the store key {namespace}/{name}/{key}. Its first call
-// for a key opens the key's generator and waits for its first range, at most
-// reserve-timeout (the template's store opens under ctx, on its first use); later
-// calls wait for nothing while the key's ids are at hand. A key that is not CheckKey's is an error wrapping
-// ErrInvalidKey; a generator that is not keyed, one wrapping ErrNotKeyed.
-//
-// A key closed for max-live-keys or idle-close opens again on its next call, with a
-// new range: its ids go on above every id it handed out, and what it had reserved
-// and not handed out is a gap (S4).
-func (rt *Runtime) NextKey(ctx context.Context, name, key string) (string, error) {
-	var text string
-	err := withKey(ctx, rt, name, key, func(b built) (err error) {
-		text, err = b.next()
-		return err
-	})
-	return text, err
-}
-
-// NextKeyInt returns the next id of key of the keyed segment generator name, as
-// NextKey does its text. A periodic segment's ids are text only: its error wraps
-// ErrUnknownGenerator.
-func (rt *Runtime) NextKeyInt(ctx context.Context, name, key string) (int64, error) {
-	if g := rt.gens[name]; g != nil && g.keys != nil && g.codec == nil {
-		return 0, fmt.Errorf("cosid: %w: %q is a %s generator; its ids are text only", ErrUnknownGenerator, name, g.plan.strategy)
-	}
-	var v int64
-	err := withKey(ctx, rt, name, key, func(b built) (err error) {
-		v, err = b.nextInt()
-		return err
-	})
-	return v, err
-}
-
-// NextKeyRange returns n consecutive ids of key of the keyed segment generator
-// name, as segment.Generator.NextRange does.
-func (rt *Runtime) NextKeyRange(ctx context.Context, name, key string, n int64) (store.Range, error) {
-	var r store.Range
-	if g := rt.gens[name]; g != nil && g.keys != nil && g.plan.strategy != StrategySegment {
-		return r, fmt.Errorf("cosid: %w: %q is a %s generator; only a segment one hands out ranges", ErrUnknownGenerator, name, g.plan.strategy)
-	}
-	err := withKey(ctx, rt, name, key, func(b built) (err error) {
-		r, err = b.(*segmentGen).g.NextRange(n)
-		return err
-	})
-	return r, err
-}
-
-// withKey calls f with the live generator of key of the keyed generator name.
-func withKey(ctx context.Context, rt *Runtime, name, key string, f func(built) error) error {
-	g, err := rt.keyed(name)
-	if err != nil {
-		return err
-	}
-	e, err := g.keys.get(ctx, key)
-	if err != nil {
-		return prefixed(err)
-	}
-	err = f(e.b)
-	g.keys.put(e)
-	if err != nil {
-		return prefixed(g.keyFailed(key, err))
-	}
-	return nil
-}
-
-// keyFailed classifies an error of a key's generator, as failed does.
-func (g *generator) keyFailed(key string, err error) error {
-	if errors.Is(err, ErrUnavailable) {
-		return fmt.Errorf("generator %q key %q %w: %w", g.plan.name, key, ErrUnavailable, err)
-	}
-	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, err)
-}
-
-// keyBuilt returns the live generator of key of the keyed generator name of
-// strategy s, as the adapter type B of s.
-func keyBuilt[B built](ctx context.Context, rt *Runtime, name, key string, s Strategy) (B, error) {
-	var zero B
-	g, err := rt.keyed(name)
-	if err != nil {
-		return zero, err
-	}
-	if g.plan.strategy != s {
-		return zero, fmt.Errorf("cosid: %w: %q is a %s generator, not a %s one", ErrUnknownGenerator, name, g.plan.strategy, s)
-	}
-	e, err := g.keys.get(ctx, key)
-	if err != nil {
-		return zero, prefixed(err)
-	}
-	g.keys.put(e)
-	return e.b.(B), nil
-}
-
-// SegmentKey returns the generator of key of the keyed segment generator name,
-// opening it when it is not live, as NextKey does. It stays the key's until the
-// template closes it (max-live-keys, idle-close), after which its calls fail with
-// segment.ErrClosed and SegmentKey returns the key's new one: hold it for a burst,
-// not for good (NextKey and NextKeyRange never meet a closed one). Only the calls of
-// the Runtime count as uses of the key for idle-close and max-live-keys.
-func (rt *Runtime) SegmentKey(ctx context.Context, name, key string) (*segment.Generator, error) {
-	b, err := keyBuilt[*segmentGen](ctx, rt, name, key, StrategySegment)
-	if err != nil {
-		return nil, err
-	}
-	return b.g, nil
-}
-
-// PeriodicKey returns the generator of key of the keyed periodic-segment generator
-// name, as SegmentKey does for a segment one.
-func (rt *Runtime) PeriodicKey(ctx context.Context, name, key string) (*segment.Periodic, error) {
-	b, err := keyBuilt[*periodicGen](ctx, rt, name, key, StrategyPeriodic)
-	if err != nil {
-		return nil, err
-	}
-	return b.g, nil
-}
-
-// TakeKey returns the texts of the next n ids (1 ≤ n ≤ MaxTake) of key of the
-// keyed generator name, reserving exactly those, as Take does for a generator that
-// is not keyed. It opens no generator for the key.
-func (rt *Runtime) TakeKey(ctx context.Context, name, key string, n int64) ([]string, error) {
-	g, err := rt.keyed(name)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckKey(key); err != nil {
-		return nil, fmt.Errorf("cosid: generator %q: %w", name, err)
-	}
-	if n < 1 || n > MaxTake {
-		return nil, fmt.Errorf("cosid: TakeKey %d ids of %q: want 1–%d", n, name, MaxTake)
-	}
-	texts, err := g.plan.def.take(ctx, g, g.plan.key+"/"+key, n)
-	if err != nil {
-		return nil, prefixed(err)
-	}
-	return texts, nil
-}
-
-// janitorEvery is how often the janitor sweeps a template whose idle-close is d.
-func janitorEvery(d time.Duration) time.Duration { return min(max(d/4, time.Second), time.Minute) }
-
-// janitor is the runtime's one goroutine that closes idle keys, started with the
-// first key a keyed generator opens.
-type janitor struct {
-	once     sync.Once
-	started  atomic.Bool
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
-}
-
-func (rt *Runtime) startJanitor() {
-	rt.jan.once.Do(func() {
-		rt.jan.started.Store(true)
-		every := time.Duration(1<<63 - 1)
-		var sets []*keyedSet
-		for _, name := range sortedKeys(rt.gens) {
-			if s := rt.gens[name].keys; s != nil {
-				sets = append(sets, s)
-				every = min(every, janitorEvery(rt.gens[name].plan.idleClose))
-			}
-		}
-		go func() {
-			defer close(rt.jan.done)
-			t := time.NewTicker(every)
-			defer t.Stop()
-			for {
-				select {
-				case <-rt.jan.stop:
-					return
-				case <-t.C:
-					for _, s := range sets {
-						s.sweep()
-					}
-				}
-			}
-		}()
-	})
-}
-
-// stopJanitor stops the janitor, if it runs, and keeps it from starting.
-func (rt *Runtime) stopJanitor() {
-	rt.jan.stopOnce.Do(func() { close(rt.jan.stop) })
-	rt.jan.once.Do(func() {})
-	if rt.jan.started.Load() {
-		<-rt.jan.done
-	}
 }

@@ -37,11 +37,21 @@ func openKeyedBench(b *testing.B, maxLive int) (*cosid.Runtime, store.RangeStore
 
 func keyName(i int) string { return "tenant-" + strconv.Itoa(i) }
 
-// BenchmarkNextKey_LiveKey times NextKeyInt on a key that is live, among 100,000
-// live keys, beside its baseline: a lookup in a map of as many keys and an atomic
-// add, bare and under a mutex (the lock NextKey takes for the order of use); and
-// Runtime.NextInt of a plain generator.
-func BenchmarkNextKey_LiveKey(b *testing.B) {
+// keyInt is the next id of key of the keyed generator name, by name: the Source
+// made for the call, as a server makes one a request.
+func keyInt(ctx context.Context, rt *cosid.Runtime, name, key string) (int64, error) {
+	src, err := rt.Source(name, key)
+	if err != nil {
+		return 0, err
+	}
+	return src.NextInt(ctx)
+}
+
+// BenchmarkKeyed_LiveKey times the next id of a key that is live, among 100,000
+// live keys, by name (a Source made for each call) and from a held Source, beside
+// its baseline: a lookup in a map of as many keys and an atomic add, bare and under
+// a mutex (the lock a key's call takes for the order of use).
+func BenchmarkKeyed_LiveKey(b *testing.B) {
 	ctx := context.Background()
 	rt, _ := openKeyedBench(b, cosid.DefaultMaxLiveKeys)
 	names := make([]string, liveKeys)
@@ -49,9 +59,13 @@ func BenchmarkNextKey_LiveKey(b *testing.B) {
 	for i := range names {
 		names[i] = keyName(i)
 		counters[names[i]] = new(atomic.Int64)
-		if _, err := rt.NextKeyInt(ctx, "tenant", names[i]); err != nil {
+		if _, err := keyInt(ctx, rt, "tenant", names[i]); err != nil {
 			b.Fatal(err)
 		}
+	}
+	held, err := rt.Source("tenant", names[7])
+	if err != nil {
+		b.Fatal(err)
 	}
 	var mu sync.Mutex
 	b.Run("baseline/MapAtomicAdd", func(b *testing.B) {
@@ -71,25 +85,32 @@ func BenchmarkNextKey_LiveKey(b *testing.B) {
 			i++
 		}
 	})
-	b.Run("NextKeyInt/one-key", func(b *testing.B) {
+	b.Run("NextInt/held-source", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := rt.NextKeyInt(ctx, "tenant", names[7]); err != nil {
+			if _, err := held.NextInt(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("NextKeyInt/all-keys", func(b *testing.B) {
+	b.Run("NextInt/by-name/one-key", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := keyInt(ctx, rt, "tenant", names[7]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("NextInt/by-name/all-keys", func(b *testing.B) {
 		i := 0
 		for b.Loop() {
-			if _, err := rt.NextKeyInt(ctx, "tenant", names[i%liveKeys]); err != nil {
+			if _, err := keyInt(ctx, rt, "tenant", names[i%liveKeys]); err != nil {
 				b.Fatal(err)
 			}
 			i++
 		}
 	})
-	b.Run("NextKey/one-key", func(b *testing.B) {
+	b.Run("Next/held-source", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := rt.NextKey(ctx, "tenant", names[7]); err != nil {
+			if _, err := held.Next(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -106,11 +127,11 @@ func BenchmarkNextKey_LiveKey(b *testing.B) {
 			}
 		})
 	})
-	b.Run("parallel/NextKeyInt/all-keys", func(b *testing.B) {
+	b.Run("parallel/NextInt/by-name/all-keys", func(b *testing.B) {
 		var n atomic.Int64
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, err := rt.NextKeyInt(ctx, "tenant", names[int(n.Add(1))%liveKeys]); err != nil {
+				if _, err := keyInt(ctx, rt, "tenant", names[int(n.Add(1))%liveKeys]); err != nil {
 					b.Error(err)
 					return
 				}
@@ -119,11 +140,11 @@ func BenchmarkNextKey_LiveKey(b *testing.B) {
 	})
 }
 
-// BenchmarkNextKey_MemoryPerKey opens 100,000 keys of a segment template (tenant)
+// BenchmarkKeyed_MemoryPerKey opens 100,000 keys of a segment template (tenant)
 // and of a periodic one (bill), takes an id of each, lets them idle and reports the heap they hold, in bytes a key, beside the baseline of a map
 // of as many keys to an atomic counter. Run it with -benchtime=1x: each iteration
 // opens every key.
-func BenchmarkNextKey_MemoryPerKey(b *testing.B) {
+func BenchmarkKeyed_MemoryPerKey(b *testing.B) {
 	ctx := context.Background()
 	names := make([]string, liveKeys)
 	for i := range names {
@@ -149,14 +170,14 @@ func BenchmarkNextKey_MemoryPerKey(b *testing.B) {
 			runtime.KeepAlive(counters)
 		}
 	})
-	// The memory store keeps every key it reserved in this process; the NextKey run
+	// The memory store keeps every key it reserved in this process; the Next run
 	// counts that too, which a store of its own process does not cost.
 	b.Run("baseline/MemoryStoreReserve", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			_, st := openKeyedBench(b, cosid.DefaultMaxLiveKeys)
 			before := heap()
-			// The timer runs over the reservations, as over NextKey's below: with it
+			// The timer runs over the reservations, as over Next's below: with it
 			// stopped for the whole iteration, b.N would grow without end.
 			b.StartTimer()
 			for _, name := range names {
@@ -172,20 +193,24 @@ func BenchmarkNextKey_MemoryPerKey(b *testing.B) {
 		}
 	})
 	for _, gen := range []string{"tenant", "bill"} {
-		b.Run("NextKey/"+gen, func(b *testing.B) {
+		b.Run("Next/"+gen, func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				rt, _ := openKeyedBench(b, cosid.DefaultMaxLiveKeys)
 				before := heap()
 				b.StartTimer()
 				for _, name := range names {
-					if _, err := rt.NextKey(ctx, gen, name); err != nil {
+					src, err := rt.Source(gen, name)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := src.Next(ctx); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.StopTimer()
 				after := heap()
-				if ks, _ := rt.KeyStats(gen); ks.Live != liveKeys {
+				if ks := rt.Stats(gen).Keys; ks.Live != liveKeys {
 					b.Fatalf("%d live keys; want %d", ks.Live, liveKeys)
 				}
 				b.ReportMetric(float64(after-before)/liveKeys, "bytes/key")
@@ -196,10 +221,10 @@ func BenchmarkNextKey_MemoryPerKey(b *testing.B) {
 	}
 }
 
-// BenchmarkNextKey_FirstID times the first id of a new key, which opens the key's
+// BenchmarkKeyed_FirstID times the first id of a new key, which opens the key's
 // generator and waits for its first reservation, beside a bare Reserve of a new key
 // on the same store: the one store round trip it needs.
-func BenchmarkNextKey_FirstID(b *testing.B) {
+func BenchmarkKeyed_FirstID(b *testing.B) {
 	ctx := context.Background()
 	rt, st := openKeyedBench(b, cosid.DefaultMaxLiveKeys)
 	b.Run("baseline/Reserve", func(b *testing.B) {
@@ -211,10 +236,10 @@ func BenchmarkNextKey_FirstID(b *testing.B) {
 			i++
 		}
 	})
-	b.Run("NextKeyInt/new-key", func(b *testing.B) {
+	b.Run("NextInt/new-key", func(b *testing.B) {
 		i := 0
 		for b.Loop() {
-			if _, err := rt.NextKeyInt(ctx, "tenant", "new-"+keyName(i)); err != nil {
+			if _, err := keyInt(ctx, rt, "tenant", "new-"+keyName(i)); err != nil {
 				b.Fatal(err)
 			}
 			i++

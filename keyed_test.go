@@ -56,21 +56,31 @@ func openKeyed(t *testing.T, text string, opts ...cosid.Option) (*cosid.Runtime,
 	return rt, clock
 }
 
+// source returns the Source of key of the generator name.
+func source(t testing.TB, rt *cosid.Runtime, name, key string) cosid.Source {
+	t.Helper()
+	src, err := rt.Source(name, key)
+	if err != nil {
+		t.Fatalf("Source(%q, %q): %v", name, key, err)
+	}
+	return src
+}
+
 func nextKeyInt(t *testing.T, rt *cosid.Runtime, name, key string) int64 {
 	t.Helper()
-	v, err := rt.NextKeyInt(t.Context(), name, key)
+	v, err := source(t, rt, name, key).NextInt(t.Context())
 	if err != nil {
-		t.Fatalf("NextKeyInt(%q, %q): %v", name, key, err)
+		t.Fatalf("NextInt of %q key %q: %v", name, key, err)
 	}
 	return v
 }
 
-func TestNextKey_SequencePerKeyWithTheTemplatesCodec(t *testing.T) {
+func TestSource_KeyedSequencePerKeyWithTheTemplatesCodec(t *testing.T) {
 	rt, _ := openKeyed(t, keyedConfig)
 	ctx := t.Context()
 	var got []string
 	for _, key := range []string{"acme", "acme", "globex", "acme", "globex"} {
-		text, err := rt.NextKey(ctx, "invoice", key)
+		text, err := source(t, rt, "invoice", key).Next(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +88,7 @@ func TestNextKey_SequencePerKeyWithTheTemplatesCodec(t *testing.T) {
 	}
 	want := "acme=INV-1 acme=INV-2 globex=INV-1 acme=INV-3 globex=INV-2"
 	if strings.Join(got, " ") != want {
-		t.Errorf("NextKey gave %v; want %s", got, want)
+		t.Errorf("Next gave %v; want %s", got, want)
 	}
 	// The key's sequence is the store key {namespace}/{name}/{key}: a reservation
 	// there lies above the key's first range of 10.
@@ -90,44 +100,45 @@ func TestNextKey_SequencePerKeyWithTheTemplatesCodec(t *testing.T) {
 	if err != nil || r.Start != 11 {
 		t.Errorf("Reserve(app/invoice/acme) = %v, %v; want the value after the key's range [1, 11)", r, err)
 	}
-	if r, err := rt.NextKeyRange(ctx, "invoice", "globex", 3); err != nil || r != (store.Range{Start: 3, End: 6}) {
-		t.Errorf("NextKeyRange(globex, 3) = %v, %v; want [3, 6), after globex's two ids", r, err)
+	if r, err := source(t, rt, "invoice", "globex").NextRange(ctx, 3); err != nil || r != (store.Range{Start: 3, End: 6}) {
+		t.Errorf("NextRange(globex, 3) = %v, %v; want [3, 6), after globex's two ids", r, err)
 	}
-	if _, err := rt.NextKeyRange(ctx, "bill", "globex", 3); !errors.Is(err, cosid.ErrUnknownGenerator) {
-		t.Errorf("NextKeyRange of a periodic one: %v; want ErrUnknownGenerator", err)
+	if _, err := source(t, rt, "bill", "globex").NextRange(ctx, 3); !errors.Is(err, cosid.ErrUnknownGenerator) {
+		t.Errorf("NextRange of a periodic one: %v; want ErrUnknownGenerator", err)
 	}
-	seg, err := rt.SegmentKey(ctx, "invoice", "acme")
-	if err != nil || seg.Key() != "app/invoice/acme" {
-		t.Errorf("SegmentKey = %v, %v; want the generator of app/invoice/acme", seg, err)
+	if st := source(t, rt, "invoice", "acme").Stats(); len(st.Segments) != 1 || st.Segments[0].Key != "app/invoice/acme" {
+		t.Errorf("Stats of invoice/acme = %+v; want the live key's, of app/invoice/acme", st)
+	}
+	if st := source(t, rt, "invoice", "initech").Stats(); st.Segments != nil {
+		t.Errorf("Stats of a key never used = %+v; want none, and the key not opened", st)
 	}
 }
 
-func TestNextKey_PeriodicKeyAddsThePeriod(t *testing.T) {
+func TestSource_KeyedPeriodicAddsThePeriod(t *testing.T) {
 	rt, _ := openKeyed(t, keyedConfig)
 	ctx := t.Context()
 	today := time.Now().UTC().Format("20060102")
 	for i, want := range []string{today + "-1", today + "-2"} {
-		if text, err := rt.NextKey(ctx, "bill", "shop-1"); err != nil || text != want {
-			t.Errorf("call %d: NextKey(bill, shop-1) = %q, %v; want %q", i, text, err, want)
+		if text, err := source(t, rt, "bill", "shop-1").Next(ctx); err != nil || text != want {
+			t.Errorf("call %d: Next of bill/shop-1 = %q, %v; want %q", i, text, err, want)
 		}
 	}
-	if text, err := rt.NextKey(ctx, "bill", "shop-2"); err != nil || text != today+"-1" {
-		t.Errorf("NextKey(bill, shop-2) = %q, %v; want its own sequence, %q", text, err, today+"-1")
+	if text, err := source(t, rt, "bill", "shop-2").Next(ctx); err != nil || text != today+"-1" {
+		t.Errorf("Next of bill/shop-2 = %q, %v; want its own sequence, %q", text, err, today+"-1")
 	}
-	p, err := rt.PeriodicKey(ctx, "bill", "shop-1")
-	if err != nil {
-		t.Fatal(err)
+	if st := source(t, rt, "bill", "shop-1").Stats(); len(st.Segments) == 0 || st.Segments[0].Key != "app/bill/shop-1/"+today {
+		t.Errorf("Stats of bill/shop-1 = %+v; want the key app/bill/shop-1/%s", st, today)
 	}
-	if st := p.Stats(); len(st) == 0 || st[0].Key != "app/bill/shop-1/"+today {
-		t.Errorf("PeriodicKey's Stats = %+v; want the key app/bill/shop-1/%s", st, today)
-	}
-	texts, err := rt.TakeKey(ctx, "bill", "shop-3", 2)
+	texts, err := source(t, rt, "bill", "shop-3").Take(ctx, 2)
 	if err != nil || strings.Join(texts, " ") != today+"-1 "+today+"-2" {
-		t.Errorf("TakeKey(bill, shop-3, 2) = %v, %v; want exactly the key's first two", texts, err)
+		t.Errorf("Take of bill/shop-3, 2 = %v, %v; want exactly the key's first two", texts, err)
+	}
+	if ks := rt.Stats("bill").Keys; ks.Opened != 2 {
+		t.Errorf("Stats.Keys = %+v; want shop-1 and shop-2 opened, and Take opening none", ks)
 	}
 }
 
-func TestNextKey_RefusesCallsThatMissTheKeyOrGiveOne(t *testing.T) {
+func TestSource_RefusesCallsThatMissTheKeyOrGiveOne(t *testing.T) {
 	rt, _ := openKeyed(t, keyedConfig)
 	ctx := t.Context()
 	var order struct {
@@ -139,21 +150,21 @@ func TestNextKey_RefusesCallsThatMissTheKeyOrGiveOne(t *testing.T) {
 		want    error
 		mention string
 	}{
-		{"Next on a keyed one", func() error { _, err := rt.Next(ctx, "invoice"); return err }, cosid.ErrKeyRequired, "name the key"},
+		{"Next on a keyed one", func() error { _, err := rt.Next(ctx, "invoice"); return err }, cosid.ErrKeyRequired, "name one"},
 		{"NextInt on a keyed one", func() error { _, err := rt.NextInt(ctx, "invoice"); return err }, cosid.ErrKeyRequired, `"invoice" is keyed`},
-		{"Take on a keyed one", func() error { _, err := rt.Take(ctx, "invoice", 1); return err }, cosid.ErrKeyRequired, "NextKey"},
-		{"Segment on a keyed one", func() error { _, err := rt.Segment(ctx, "invoice"); return err }, cosid.ErrKeyRequired, "NextKey"},
+		{"a Source of a keyed one without a key", func() error { _, err := rt.Source("invoice", ""); return err }, cosid.ErrKeyRequired, "1–128 bytes of A-Z"},
+		{"Segment on a keyed one", func() error { _, err := rt.Segment(ctx, "invoice"); return err }, cosid.ErrKeyRequired, "a sequence per key"},
 		{"Fill of a keyed one", func() error { return rt.Fill(ctx, &order) }, cosid.ErrKeyRequired, "field ID"},
-		{"NextKey on a plain one", func() error { _, err := rt.NextKey(ctx, "order", "a"); return err }, cosid.ErrNotKeyed, "keyed: true"},
-		{"SegmentKey on a plain one", func() error { _, err := rt.SegmentKey(ctx, "order", "a"); return err }, cosid.ErrNotKeyed, "takes no key"},
-		{"TakeKey on a plain one", func() error { _, err := rt.TakeKey(ctx, "order", "a", 1); return err }, cosid.ErrNotKeyed, "takes no key"},
-		{"an empty key", func() error { _, err := rt.NextKey(ctx, "invoice", ""); return err }, cosid.ErrInvalidKey, "the key is empty; want 1–128 bytes of A-Z"},
-		{"a key with a slash", func() error { _, err := rt.NextKey(ctx, "invoice", "a/b"); return err }, cosid.ErrInvalidKey, `has '/' at byte 1`},
-		{"a key of 129 bytes", func() error { _, err := rt.NextKey(ctx, "invoice", strings.Repeat("k", 129)); return err }, cosid.ErrInvalidKey, "is 129 bytes"},
-		{"a bad key to TakeKey", func() error { _, err := rt.TakeKey(ctx, "invoice", "ü", 1); return err }, cosid.ErrInvalidKey, "want 1–128 bytes"},
-		{"NextKeyInt of a periodic one", func() error { _, err := rt.NextKeyInt(ctx, "bill", "a"); return err }, cosid.ErrUnknownGenerator, "text only"},
-		{"PeriodicKey of a segment", func() error { _, err := rt.PeriodicKey(ctx, "invoice", "a"); return err }, cosid.ErrUnknownGenerator, "not a periodic-segment one"},
-		{"an unknown name", func() error { _, err := rt.NextKey(ctx, "nope", "a"); return err }, cosid.ErrUnknownGenerator, "configured: bill, invoice, order"},
+		{"a key to a plain one", func() error { _, err := rt.Source("order", "a"); return err }, cosid.ErrNotKeyed, "keyed: true"},
+		{"an empty key", func() error { _, err := rt.Source("invoice", ""); return err }, cosid.ErrKeyRequired, "want 1–128 bytes of A-Z"},
+		{"a key with a slash", func() error { _, err := rt.Source("invoice", "a/b"); return err }, cosid.ErrInvalidKey, `has '/' at byte 1`},
+		{"a key of 129 bytes", func() error { _, err := rt.Source("invoice", strings.Repeat("k", 129)); return err }, cosid.ErrInvalidKey, "is 129 bytes"},
+		{"a key with ü", func() error { _, err := rt.Source("invoice", "ü"); return err }, cosid.ErrInvalidKey, "want 1–128 bytes"},
+		{"NextInt of a periodic one's key", func() error { _, err := source(t, rt, "bill", "a").NextInt(ctx); return err }, cosid.ErrUnknownGenerator, "text only"},
+		{"NextRange of a periodic one's key", func() error { _, err := source(t, rt, "bill", "a").NextRange(ctx, 2); return err }, cosid.ErrUnknownGenerator, "not in ranges"},
+		{"Periodic of a keyed segment", func() error { _, err := rt.Periodic(ctx, "invoice"); return err }, cosid.ErrKeyRequired, "is keyed"},
+		{"an unknown name", func() error { _, err := rt.Source("nope", "a"); return err }, cosid.ErrUnknownGenerator, "configured: bill, invoice, order"},
+		{"the zero Source", func() error { _, err := cosid.Source{}.Next(ctx); return err }, cosid.ErrUnknownGenerator, "Runtime.Source"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +174,7 @@ func TestNextKey_RefusesCallsThatMissTheKeyOrGiveOne(t *testing.T) {
 			}
 		})
 	}
-	if ks, _ := rt.KeyStats("invoice"); ks.Opened != 0 {
+	if ks := rt.Stats("invoice").Keys; ks.Opened != 0 {
 		t.Errorf("refused calls opened %d keys; want none", ks.Opened)
 	}
 }
@@ -190,14 +201,14 @@ func TestConfig_KeyedSettingsAreChecked(t *testing.T) {
 	}
 }
 
-// TestNextKey_EvictsTheLeastRecentlyUsedKey uses three keys of a template of two live
+// TestSource_KeyedEvictsTheLeastRecentlyUsedKey uses three keys of a template of two live
 // keys: the one used longest ago closes, and its ids go on above every id it handed
 // out, from a new range; the key used since keeps its range.
-func TestNextKey_EvictsTheLeastRecentlyUsedKey(t *testing.T) {
+func TestSource_KeyedEvictsTheLeastRecentlyUsedKey(t *testing.T) {
 	rt, _ := openKeyed(t, keyedConfig)
 	a1, b1, a2 := nextKeyInt(t, rt, "invoice", "a"), nextKeyInt(t, rt, "invoice", "b"), nextKeyInt(t, rt, "invoice", "a")
 	nextKeyInt(t, rt, "invoice", "c") // the third live key: b goes
-	ks, _ := rt.KeyStats("invoice")
+	ks := rt.Stats("invoice").Keys
 	if ks.Live != 2 || ks.Evicted != 1 || ks.Opened != 3 {
 		t.Errorf("KeyStats = %+v; want 2 live, 3 opened, 1 evicted", ks)
 	}
@@ -209,17 +220,17 @@ func TestNextKey_EvictsTheLeastRecentlyUsedKey(t *testing.T) {
 	}
 }
 
-func TestNextKey_ClosesAKeyIdleForIdleClose(t *testing.T) {
+func TestSource_KeyedClosesAKeyIdleForIdleClose(t *testing.T) {
 	rt, clock := openKeyed(t, keyedConfig)
 	nextKeyInt(t, rt, "invoice", "a")
 	clock.Add(59 * time.Second)
 	nextKeyInt(t, rt, "invoice", "b")
-	if ks, _ := rt.KeyStats("invoice"); ks.Live != 2 || ks.IdleClosed != 0 {
+	if ks := rt.Stats("invoice").Keys; ks.Live != 2 || ks.IdleClosed != 0 {
 		t.Fatalf("after 59s: KeyStats = %+v; want a still live", ks)
 	}
 	clock.Add(time.Second) // a is idle for 1m, b for 1s
 	nextKeyInt(t, rt, "invoice", "b")
-	if ks, _ := rt.KeyStats("invoice"); ks.Live != 1 || ks.IdleClosed != 1 || ks.Evicted != 0 {
+	if ks := rt.Stats("invoice").Keys; ks.Live != 1 || ks.IdleClosed != 1 || ks.Evicted != 0 {
 		t.Errorf("after a was idle 1m: KeyStats = %+v; want a closed for idle-close, b live", ks)
 	}
 	if a := nextKeyInt(t, rt, "invoice", "a"); a != 11 {
@@ -227,9 +238,9 @@ func TestNextKey_ClosesAKeyIdleForIdleClose(t *testing.T) {
 	}
 }
 
-// TestNextKey_SweepClosesIdleKeysWithoutCalls leaves a key idle with no call at all:
+// TestSource_KeyedSweepClosesIdleKeysWithoutCalls leaves a key idle with no call at all:
 // the runtime's one sweep closes it, on synctest's time.
-func TestNextKey_SweepClosesIdleKeysWithoutCalls(t *testing.T) {
+func TestSource_KeyedSweepClosesIdleKeysWithoutCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg, err := cosid.ParseConfig([]byte(keyedConfig))
 		if err != nil {
@@ -243,23 +254,28 @@ func TestNextKey_SweepClosesIdleKeysWithoutCalls(t *testing.T) {
 		nextKeyInt(t, rt, "invoice", "a")
 		time.Sleep(59 * time.Second) // sleep-ok: synctest's fake time
 		synctest.Wait()
-		if ks, _ := rt.KeyStats("invoice"); ks.Live != 1 {
+		if ks := rt.Stats("invoice").Keys; ks.Live != 1 {
 			t.Fatalf("after 59s: KeyStats = %+v; want a live", ks)
 		}
 		time.Sleep(30 * time.Second) // sleep-ok: synctest's fake time; the sweep runs every 15s
 		synctest.Wait()
-		if ks, _ := rt.KeyStats("invoice"); ks.Live != 0 || ks.IdleClosed != 1 {
+		if ks := rt.Stats("invoice").Keys; ks.Live != 0 || ks.IdleClosed != 1 {
 			t.Errorf("after 89s idle: KeyStats = %+v; want a closed by the sweep", ks)
 		}
 	})
 }
 
-// TestNextKey_ConcurrentKeysWithEvictionChurnNeverRepeat runs many goroutines over
+// TestSource_KeyedConcurrentKeysWithEvictionChurnNeverRepeat runs many goroutines over
 // more keys than the template keeps live, so that keys close and open again under
 // the callers: no id repeats within a key, and each caller sees a key's ids rise.
-func TestNextKey_ConcurrentKeysWithEvictionChurnNeverRepeat(t *testing.T) {
+func TestSource_KeyedConcurrentKeysWithEvictionChurnNeverRepeat(t *testing.T) {
 	rt, clock := openKeyed(t, keyedConfig)
 	const workers, calls, keys = 8, 3000, 24
+	sources := map[string]cosid.Source{} // held, as a caller of many keys would
+	for k := range keys {
+		key := "k" + strconv.Itoa(k)
+		sources[key] = source(t, rt, "invoice", key)
+	}
 	var mu sync.Mutex
 	seen := map[string]map[int64]bool{}
 	var wg sync.WaitGroup
@@ -271,7 +287,7 @@ func TestNextKey_ConcurrentKeysWithEvictionChurnNeverRepeat(t *testing.T) {
 				if i%500 == 0 {
 					clock.Add(30 * time.Second) // some keys go idle too
 				}
-				v, err := rt.NextKeyInt(t.Context(), "invoice", key)
+				v, err := sources[key].NextInt(t.Context())
 				if err != nil {
 					t.Error(err)
 					return
@@ -293,7 +309,7 @@ func TestNextKey_ConcurrentKeysWithEvictionChurnNeverRepeat(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	ks, _ := rt.KeyStats("invoice")
+	ks := rt.Stats("invoice").Keys
 	if ks.Evicted == 0 || ks.Live > 2 {
 		t.Errorf("KeyStats = %+v; want evictions, and at most 2 live keys", ks)
 	}
@@ -325,13 +341,13 @@ func TestStats_KeyedTemplateCountsOnceForAllItsKeys(t *testing.T) {
 	rt, _ := openKeyed(t, keyedConfig, cosid.WithSegmentOptions(func(string, string) []segment.Option {
 		return []segment.Option{segment.WithObserver(obs)}
 	}))
-	if st := rt.Stats("invoice"); st != nil {
+	if st := rt.Stats("invoice").Segments; st != nil {
 		t.Errorf("Stats before any key = %+v; want nil", st)
 	}
 	var reserves int64
 	for i, key := range []string{"a", "b", "c", "d", "a"} { // every call but the last evicts a key
 		nextKeyInt(t, rt, "invoice", key)
-		st := rt.Stats("invoice")
+		st := rt.Stats("invoice").Segments
 		if len(st) != 1 || st[0].Key != "app/invoice" {
 			t.Fatalf("Stats = %+v; want one, at the template's key app/invoice", st)
 		}
@@ -351,21 +367,21 @@ func TestStats_KeyedTemplateCountsOnceForAllItsKeys(t *testing.T) {
 	}
 }
 
-func TestNextKey_AfterCloseFails(t *testing.T) {
+func TestSource_KeyedAfterCloseFails(t *testing.T) {
 	rt, _ := openKeyed(t, keyedConfig)
 	nextKeyInt(t, rt, "invoice", "a")
 	if err := rt.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.NextKey(context.Background(), "invoice", "a"); err == nil || !strings.Contains(err.Error(), "closed") {
-		t.Errorf("NextKey after Close: %v; want an error that says the runtime closed", err)
+	if _, err := source(t, rt, "invoice", "a").Next(context.Background()); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Next after Close: %v; want an error that says the runtime closed", err)
 	}
-	if ks, _ := rt.KeyStats("invoice"); ks.Live != 0 {
+	if ks := rt.Stats("invoice").Keys; ks.Live != 0 {
 		t.Errorf("KeyStats after Close = %+v; want no live key", ks)
 	}
 }
 
-func ExampleRuntime_NextKey() {
+func ExampleRuntime_Source_keyed() {
 	ctx := context.Background()
 	cfg, err := cosid.ParseConfig([]byte(`
 cosid:
@@ -392,14 +408,19 @@ cosid:
 	}
 	defer rt.Close()
 	for _, customer := range []string{"acme", "acme", "globex"} {
-		text, err := rt.NextKey(ctx, "invoice", customer)
+		invoices, err := rt.Source("invoice", customer) // hold it to spare the lookup
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		text, err := invoices.Next(ctx)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		fmt.Println(customer, text)
 	}
-	_, err = rt.NextKey(ctx, "invoice", "acme/eu")
+	_, err = rt.Source("invoice", "acme/eu")
 	fmt.Println(errors.Is(err, cosid.ErrInvalidKey))
 	// Output:
 	// acme INV-00001
@@ -408,30 +429,31 @@ cosid:
 	// true
 }
 
-// TestNextKey_ConcurrentFirstCallsOpenTheKeyOnce sends the first calls of a key from
+// TestSource_KeyedConcurrentFirstCallsOpenTheKeyOnce sends the first calls of a key from
 // many goroutines at once: the key opens once, and no id repeats.
-func TestNextKey_ConcurrentFirstCallsOpenTheKeyOnce(t *testing.T) {
+func TestSource_KeyedConcurrentFirstCallsOpenTheKeyOnce(t *testing.T) {
 	for round := range 20 {
 		rt, _ := openKeyed(t, keyedConfig)
 		var mu sync.Mutex
 		seen := map[int64]bool{}
+		fresh := source(t, rt, "invoice", "fresh")
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for range 8 {
 			wg.Go(func() {
 				<-start
-				v, err := rt.NextKeyInt(t.Context(), "invoice", "fresh")
+				v, err := fresh.NextInt(t.Context())
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil || seen[v] {
-					t.Errorf("round %d: NextKeyInt = %d, %v; want a new id", round, v, err)
+					t.Errorf("round %d: NextInt = %d, %v; want a new id", round, v, err)
 				}
 				seen[v] = true
 			})
 		}
 		close(start)
 		wg.Wait()
-		if ks, _ := rt.KeyStats("invoice"); ks.Opened != 1 || ks.Live != 1 {
+		if ks := rt.Stats("invoice").Keys; ks.Opened != 1 || ks.Live != 1 {
 			t.Errorf("round %d: KeyStats = %+v; want the key opened once", round, ks)
 		}
 	}

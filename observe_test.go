@@ -79,7 +79,7 @@ func TestRuntime_LayoutAndPeriodAsConfigured(t *testing.T) {
 	if _, _, ok := rt.Period("order"); ok {
 		t.Error("Period(order) is ok, want false: not periodic")
 	}
-	if rt.Stats("bill") != nil {
+	if rt.Stats("bill").Segments != nil {
 		t.Error("Period built the generator")
 	}
 }

@@ -1,33 +1,11 @@
-// Package cosid is CosId for Go: a YAML configuration of stores and generators, opened
-// into a Runtime that hands out any configured generator's ids by name, typed or as
-// text, and fills struct fields tagged `cosid:"name"`.
-//
-// Load and Open check the whole configuration without I/O (errors wrap ErrConfig);
-// stores open on first use, so a store that is down makes only the generators on it
-// fail, with ErrUnavailable, until it is back.
-//
-//	rt, err := cosid.Load(ctx, "cosid.yaml")
-//	…
-//	defer rt.Close()
-//	bill, err := rt.Next(ctx, "bill") // "20261027-000042"
-//
-// The generators live in package segment (segment, periodic-segment) and package
-// snowflake; their text forms in package codec; the stores in the sub-packages of
-// store. This package links the memory store and the SQL store, without a
-// database/sql driver: a program on the embedded SQLite default imports
-// _ "modernc.org/sqlite", and one that uses another store type imports its package.
 package cosid
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"time"
 
-	"github.com/cosid-go/cosid/codec"
 	"github.com/cosid-go/cosid/segment"
-	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -47,56 +25,13 @@ type storeBox struct{ st store.RangeStore }
 
 // generator is one configured generator, built on first use.
 type generator struct {
-	rt      *Runtime
-	plan    *plan
-	codec   codec.Codec        // the text of segment and snowflake ids
-	grouped codec.GroupedCodec // the text of periodic-segment ids
-	built   lazy[built]
-	keys    *keyedSet // a keyed template's live keys; nil when not keyed
+	rt     *Runtime
+	plan   *plan
+	intIDs bool   // its strategy's ids are int64s (intIDs)
+	ranges ranger // its strategy, when it hands out ranges; nil else
+	built  lazy[built]
+	keys   *keyedSet // a keyed template's live keys; nil when not keyed
 }
-
-// Option configures Open and Load.
-type Option func(*runtimeOptions)
-
-type runtimeOptions struct {
-	logger   *slog.Logger
-	now      func() time.Time // the clock of the retry backoff
-	keyNow   func() time.Time // the clock of idle-close
-	segOpts  func(generator, store string) []segment.Option
-	snowOpts func(generator, store string) []snowflake.Option
-	wrap     func(name, typ string, st store.RangeStore) store.RangeStore // WithStoreWrapper
-}
-
-// WithSegmentOptions adds the options f returns to every segment and
-// periodic-segment generator the runtime builds; generator and store are the names
-// of the generator and its store in the configuration. It is how observers such as
-// the metrics package's reach the generators of a configuration.
-func WithSegmentOptions(f func(generator, store string) []segment.Option) Option {
-	return func(o *runtimeOptions) { o.segOpts = f }
-}
-
-// WithSnowflakeOptions adds the options f returns to every Snowflake generator the
-// runtime builds, as WithSegmentOptions does for segments.
-func WithSnowflakeOptions(f func(generator, store string) []snowflake.Option) Option {
-	return func(o *runtimeOptions) { o.snowOpts = f }
-}
-
-// WithLogger sets the logger of the runtime's stores and generators (default
-// slog.Default()); nil logs nothing.
-func WithLogger(l *slog.Logger) Option { return func(o *runtimeOptions) { o.logger = l } }
-
-// WithRetryClock sets the clock of the runtime's retry backoff (default time.Now):
-// after a store or generator fails to open, calls fail fast with ErrUnavailable
-// until the backoff, read on this clock, has passed. A test moves it to end a
-// backoff without waiting. It changes no generator's clock: segment.WithClock and
-// snowflake.WithClock, through WithSegmentOptions and WithSnowflakeOptions, do that.
-func WithRetryClock(now func() time.Time) Option { return func(o *runtimeOptions) { o.now = now } }
-
-// WithKeyClock sets the clock that the idle-close of keyed generators reads (default
-// time.Now): a key unused for idle-close on this clock is closed at its template's
-// next call, or by the runtime's sweep, which runs on real time. A test moves it to
-// see keys close without waiting.
-func WithKeyClock(now func() time.Time) Option { return func(o *runtimeOptions) { o.keyNow = now } }
 
 // Load reads the configuration file at path and opens it, as Open does. A path
 // that does not exist is an error; an empty path gives DefaultConfig.
@@ -129,19 +64,6 @@ func DefaultConfig() Config {
 // DefaultStore is the name of the store in DefaultConfig.
 const DefaultStore = "default"
 
-// options applies opts to the defaults: slog.Default and the wall clock. A nil
-// logger of WithLogger discards.
-func options(opts []Option) runtimeOptions {
-	o := runtimeOptions{logger: slog.Default(), now: time.Now, keyNow: time.Now}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if o.logger == nil {
-		o.logger = slog.New(slog.DiscardHandler)
-	}
-	return o
-}
-
 // Open checks cfg (Config.Validate) and returns its Runtime. It does no I/O: each
 // store opens when first needed, each generator is built on its first use, and a
 // store that cannot be reached then answers ErrUnavailable until it can. Every error
@@ -166,7 +88,9 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 		}
 	}
 	for _, p := range plans {
-		g := &generator{rt: rt, plan: p, codec: p.codec, grouped: p.grouped}
+		g := &generator{rt: rt, plan: p}
+		_, g.intIDs = p.impl.(intIDs)
+		g.ranges, _ = p.impl.(ranger)
 		g.built = lazy[built]{what: fmt.Sprintf("generator %q", p.name), now: o.now,
 			close: func(b *built) error { return (*b).close() },
 			open:  func(ctx context.Context) (*built, error) { return rt.build(ctx, p) }}
@@ -196,37 +120,24 @@ func (rt *Runtime) Store(ctx context.Context, name string) (store.RangeStore, er
 	return b.st, nil
 }
 
-// Next returns the text of the next id of the generator name. Its first call builds
-// the generator, opening its store or leasing its slot under ctx; later calls do
-// not wait on ctx.
+// Next returns the text of the next id of the generator name, as its Source
+// does: rt.Source(name, "") and its Next. A caller that asks often holds the Source.
 func (rt *Runtime) Next(ctx context.Context, name string) (string, error) {
-	g, err := rt.unkeyed(name)
+	src, err := rt.Source(name, "")
 	if err != nil {
 		return "", err
 	}
-	text, err := g.next(ctx)
-	if err != nil {
-		return "", prefixed(err)
-	}
-	return text, nil
+	return src.Next(ctx)
 }
 
-// NextInt returns the next id of the segment or snowflake generator name, as Next
-// does its text. A periodic segment's ids are text only: its error wraps
-// ErrUnknownGenerator.
+// NextInt returns the next id of the generator name, as its Source does:
+// rt.Source(name, "") and its NextInt.
 func (rt *Runtime) NextInt(ctx context.Context, name string) (int64, error) {
-	g, err := rt.unkeyed(name)
+	src, err := rt.Source(name, "")
 	if err != nil {
 		return 0, err
 	}
-	if g.codec == nil {
-		return 0, fmt.Errorf("cosid: %w: %q is a %s generator; its ids are text only", ErrUnknownGenerator, name, g.plan.strategy)
-	}
-	v, err := g.nextInt(ctx)
-	if err != nil {
-		return 0, prefixed(err)
-	}
-	return v, nil
+	return src.NextInt(ctx)
 }
 
 // Build builds the generator name when it is not built yet, opening its store or
@@ -249,28 +160,25 @@ func (rt *Runtime) Build(ctx context.Context, name string) error {
 	return nil
 }
 
-// Stats returns the Stats of the segment or periodic-segment generator name once it
-// is built: a segment's one, a periodic segment's current and next. It builds
-// nothing and does no I/O; it returns nil for a generator not built yet, a
-// Snowflake generator and an unknown name. A keyed generator's is one Stats for all
-// its keys, live and closed, at the template's key {namespace}/{name}: the sums of
-// their counters and rates, the largest batch and reservation time, and the error of
-// the most recently used key that failed; nil before its first key.
-func (rt *Runtime) Stats(name string) []segment.Stats {
+// Stats returns what the generator name has done so far. It builds nothing and
+// does no I/O: a generator not built yet, and an unknown name, have zero Stats. A
+// keyed template's are its keys' together, and their counts (Stats.Keys).
+func (rt *Runtime) Stats(name string) Stats {
 	g := rt.gens[name]
-	if g == nil {
-		return nil
-	}
-	if g.keys != nil {
-		if st, ok := g.keys.stats(); ok {
-			return []segment.Stats{st}
+	switch {
+	case g == nil:
+		return Stats{}
+	case g.keys != nil:
+		st := Stats{Keys: g.keys.keyStats()}
+		if agg, ok := g.keys.stats(); ok {
+			st.Segments = []segment.Stats{agg}
 		}
-		return nil
+		return st
 	}
 	if b := g.built.v.Load(); b != nil {
-		return (*b).stats()
+		return Stats{Segments: (*b).stats()}
 	}
-	return nil
+	return Stats{}
 }
 
 // get returns the built generator, building it (and opening its store) when needed.
@@ -298,7 +206,7 @@ func (g *generator) next(ctx context.Context) (string, error) {
 	return text, nil
 }
 
-// nextInt returns the next id of a segment or snowflake generator.
+// nextInt returns the next id of a generator of int64 ids.
 func (g *generator) nextInt(ctx context.Context) (int64, error) {
 	b, err := g.get(ctx)
 	if err != nil {
@@ -334,30 +242,24 @@ func (rt *Runtime) generator(name string) (*generator, error) {
 	return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownGenerator, name, quotedList(sortedKeys(rt.gens)))
 }
 
-// builtAs returns the built generator name of strategy s, building it under ctx
-// when needed, as the adapter type B of s.
-func builtAs[B built](ctx context.Context, rt *Runtime, name string, s Strategy) (B, error) {
+// builtAs returns the built generator name of strategy def, building it under ctx
+// when needed, as the adapter type B of def: the typed accessors Segment, Periodic
+// and Snowflake.
+func builtAs[B built](ctx context.Context, rt *Runtime, name string, def *strategyDef) (B, error) {
 	var zero B
-	g, err := rt.unkeyed(name)
+	src, err := rt.Source(name, "")
 	if err != nil {
 		return zero, err
 	}
-	if g.plan.strategy != s {
-		return zero, fmt.Errorf("cosid: %w: %q is a %s generator, not a %s one", ErrUnknownGenerator, name, g.plan.strategy, s)
+	g := src.g
+	if g.plan.def != def {
+		return zero, fmt.Errorf("cosid: %w: %q is a %s generator, not a %s one", ErrUnknownGenerator, name, g.plan.def.name, def.name)
 	}
 	b, err := g.get(ctx)
 	if err != nil {
 		return zero, prefixed(err)
 	}
 	return (*b).(B), nil
-}
-
-// Codec returns the text form of the segment or snowflake generator name.
-func (rt *Runtime) Codec(name string) (codec.Codec, error) { return codecOf(rt, name) }
-
-// GroupedCodec returns the text form of the periodic-segment generator name.
-func (rt *Runtime) GroupedCodec(name string) (codec.GroupedCodec, error) {
-	return groupedCodecOf(rt, name)
 }
 
 // plan returns the plan of the generator name, for planner.
@@ -369,15 +271,23 @@ func (rt *Runtime) plan(name string) (*plan, error) {
 	return g.plan, nil
 }
 
-// GeneratorInfo describes a configured generator.
+// GeneratorInfo describes a configured generator: its names, and what its strategy
+// can do, which is what callers ask instead of its strategy.
 type GeneratorInfo struct {
 	Name     string // as configured
 	Strategy Strategy
 	Key      string // the store key or lease namespace: {namespace}/{name}
 	Store    string // the configured store; empty for a snowflake with a fixed machine id
-	Leases   bool   // it leases its machine id from Store: a snowflake without machine-id
-	// Keyed is a template of a sequence per key, at Key/{key}: see NextKey.
+	// Leases says it leases its machine id, a slot of Store's: a snowflake without
+	// machine-id.
+	Leases bool
+	// Keyed is a template of a sequence per key, at Key/{key}: see Source.
 	Keyed bool
+	// IntIDs says its ids are int64s, with a Codec: NextInt serves them. Without
+	// it, its ids are text only (a periodic segment's period and value).
+	IntIDs bool
+	// Ranges says it hands out runs of consecutive ids: Source.NextRange.
+	Ranges bool
 }
 
 // Generators describes the configured generators, sorted by name.
@@ -385,7 +295,9 @@ func (rt *Runtime) Generators() []GeneratorInfo {
 	infos := make([]GeneratorInfo, 0, len(rt.gens))
 	for _, name := range sortedKeys(rt.gens) {
 		p := rt.gens[name].plan
-		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.strategy, Key: p.key, Store: p.store, Leases: p.leases(), Keyed: p.keyed})
+		g := rt.gens[name]
+		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.def.name, Key: p.key, Store: p.store, Leases: p.leases,
+			Keyed: p.keyed, IntIDs: g.intIDs, Ranges: g.ranges != nil})
 	}
 	return infos
 }
@@ -406,4 +318,35 @@ func (rt *Runtime) Close() error {
 		errs = append(errs, rt.stores[name].shut())
 	}
 	return errors.Join(errs...)
+}
+
+// build makes the generator that p plans, on its store, which is open.
+func (rt *Runtime) build(ctx context.Context, p *plan) (*built, error) {
+	var st store.RangeStore
+	if p.store != "" {
+		b, err := rt.stores[p.store].get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st = b.st
+	}
+	b, err := p.impl.build(ctx, rt, p, st)
+	var pe *segment.PolicyError
+	if errors.As(err, &pe) {
+		return nil, configErr(policyErr(p.path, err))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// segmentOptions returns the options of a generator on segments of p: the
+// runtime's logger, then WithSegmentOptions's.
+func (rt *Runtime) segmentOptions(p *plan) []segment.Option {
+	opts := []segment.Option{segment.WithLogger(rt.o.logger)}
+	if f := rt.o.segOpts; f != nil {
+		opts = append(opts, f(p.name, p.store)...)
+	}
+	return opts
 }

@@ -47,6 +47,16 @@ func (c Config) CheckStore(name string) (store.Facts, error) {
 	return checkStore(name, sc, c.Dir)
 }
 
+// openWrapped opens the store name of sc, as openStore does, and wraps it with the
+// runtime's WithStoreWrapper.
+func (o *runtimeOptions) openWrapped(ctx context.Context, name string, sc StoreConfig, dir string) (*storeBox, error) {
+	b, err := openStore(ctx, name, sc, dir, o.logger)
+	if err != nil || o.wrap == nil {
+		return b, err
+	}
+	return &storeBox{st: o.wrap(name, sc.Type, b.st)}, nil
+}
+
 // openStore opens the store name of sc. Its settings were checked at Open, so its
 // errors are about reaching the store.
 func openStore(ctx context.Context, name string, sc StoreConfig, dir string, logger *slog.Logger) (*storeBox, error) {

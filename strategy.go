@@ -3,27 +3,15 @@ package cosid
 import (
 	"context"
 
+	"github.com/cosid-go/cosid/codec"
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
 
 // Strategy is how a generator makes its ids: the strategy key of its configuration.
 // Its values are the words of the YAML, which the server and the CLI write as they
-// are.
+// are. Each strategy's constant is declared in its own file, beside what it does.
 type Strategy string
-
-const (
-	// StrategySegment hands out int64 ids from ranges it reserves in a store, a
-	// segment.Generator: ids rise, with gaps where a process stopped (S4).
-	StrategySegment Strategy = "segment"
-	// StrategyPeriodic hands out ids that start again in every period (a year, month
-	// or day in a zone), a segment.Periodic; an id is its period and a value, so its
-	// ids are text only.
-	StrategyPeriodic Strategy = "periodic-segment"
-	// StrategySnowflake composes int64 ids of a time, a machine id and a sequence, a
-	// snowflake.Generator; its machine id is fixed or leased from a store.
-	StrategySnowflake Strategy = "snowflake"
-)
 
 // String returns s as the configuration writes it.
 func (s Strategy) String() string { return string(s) }
@@ -38,30 +26,69 @@ func Strategies() []Strategy {
 	return out
 }
 
-// strategyDefs holds what the root knows of each strategy, one file each
-// (gen_segment.go, gen_periodic.go, gen_snowflake.go): a new strategy is a new
-// file, its constant and its line here.
+// strategyDefs is the list of strategies, one file each (gen_segment.go,
+// gen_periodic.go, gen_snowflake.go): a new strategy is its file, its line here and
+// its YAML fields in GeneratorConfig. Nothing outside a strategy's file asks which
+// strategy a generator has: the root and its callers ask what a strategy can do,
+// through the interfaces below and GeneratorInfo.
 var strategyDefs = []*strategyDef{&segmentDef, &periodicDef, &snowflakeDef}
 
-// strategyDef is everything of the root that depends on a generator's strategy.
-// Nothing outside a strategy's file asks which strategy a generator has.
+// strategyDef is a strategy as the configuration names it.
 type strategyDef struct {
 	name Strategy
-	// settings lists the YAML keys the strategy takes; strategy is everyone's.
+	// settings lists the YAML keys the strategy takes; strategy is everyone's. Each
+	// key is also a yaml tag of GeneratorConfig, the flat schema users write:
+	// foreignSetting joins the two, so that a key of another strategy is refused
+	// with the keys this one takes.
 	settings []string
-	// check checks gc's settings without I/O and fills p with what build needs.
-	check func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) error
+	// plan checks gc's settings without I/O and returns the strategy's part of
+	// the plan p, whose name, path, key and store are set.
+	plan func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error)
+	// leases reports whether a generator of gc leases a slot of its store (a
+	// machine id); nil for a strategy that never does.
+	leases func(gc GeneratorConfig) bool
+}
+
+// strategyPlan is a generator's strategy with its settings checked: all the state
+// of its strategy, kept in the strategy's file, and what the root asks of it.
+// A strategy may implement the capability interfaces below as well.
+type strategyPlan interface {
 	// build makes the generator of p on st, which is nil without a store.
-	build func(ctx context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error)
-	// keyed builds the generator of one key of the keyed template p: at the store
-	// key key, with opts. It is nil for a strategy that cannot be keyed.
-	keyed func(p *plan, st store.RangeStore, key string, opts []segment.Option) (built, error)
+	build(ctx context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error)
 	// take returns the texts of g's next n ids, reserving exactly those where the
-	// strategy reserves; key is the store key: the plan's, or one of a keyed
-	// template's keys.
-	take func(ctx context.Context, g *generator, key string, n int64) ([]string, error)
+	// strategy reserves; storeKey is the plan's key, or one of a keyed template's.
+	take(ctx context.Context, g *generator, storeKey string, n int64) ([]string, error)
 	// decode says what text, a text of p's generator, stands for.
-	decode func(p *plan, text string) (Decoded, error)
+	decode(p *plan, text string) (Decoded, error)
+}
+
+// intIDs is a strategy whose ids are int64s, written by a Codec: NextInt, Codec
+// and Fill's int64 fields serve them. Its built generators' nextInt works.
+type intIDs interface {
+	intCodec() codec.Codec
+}
+
+// ranger is a strategy that hands out runs of consecutive ids: NextRange.
+type ranger interface {
+	// nextRange takes n consecutive ids of b, a generator it built.
+	nextRange(b built, n int64) (store.Range, error)
+}
+
+// keyable is a strategy that a keyed template may have: a sequence of its own per
+// key a caller names.
+type keyable interface {
+	// buildKey builds the generator of one key of the template p, at the store
+	// key storeKey, with opts.
+	buildKey(p *plan, st store.RangeStore, storeKey string, opts []segment.Option) (built, error)
+	// keySuffix is the longest text its generators add after a key's store key:
+	// a periodic one's "/20261027".
+	keySuffix() int
+}
+
+// reserver is a strategy that reserves ranges of its store with a batch policy:
+// its reserve-timeout must cover the store's timeout, and Take reserves with it.
+type reserver interface {
+	batchPolicy() segment.BatchPolicy
 }
 
 // strategyOf returns the definition of s, or nil.
@@ -79,8 +106,7 @@ func strategyOf(s Strategy) *strategyDef {
 type built interface {
 	// next returns the text of the next id.
 	next() (string, error)
-	// nextInt returns the next id; a strategy whose ids are text only fails with
-	// ErrUnknownGenerator.
+	// nextInt returns the next id of a strategy of intIDs; the others fail.
 	nextInt() (int64, error)
 	// stats returns the Stats of a generator on segments; nil for the others.
 	stats() []segment.Stats

@@ -66,21 +66,20 @@ func RuntimeCapacity(rt *cosid.Runtime) Capacity {
 					// number: no series per key (docs/keyed.md).
 					continue
 				}
+				// Each series is asked of what the generator has, never of its
+				// strategy: a bit layout, a leased machine id, a key of one sequence
+				// (a generator of ranges) or one per period.
 				t := CapacityTarget{Generator: info.Name, Store: info.Store}
-				switch info.Strategy {
-				case cosid.StrategySnowflake:
-					if l, ok := rt.Layout(info.Name); ok {
-						t.Layout = &l
-					}
-					if info.Leases {
-						t.Namespace = info.Key
-					}
-				case cosid.StrategySegment:
+				if l, ok := rt.Layout(info.Name); ok {
+					t.Layout = &l
+				}
+				if info.Leases {
+					t.Namespace = info.Key
+				}
+				if p, loc, ok := rt.Period(info.Name); ok {
+					t.PeriodicKey, t.Period, t.Zone = info.Key, p, loc
+				} else if info.Ranges {
 					t.SegmentKey = info.Key
-				case cosid.StrategyPeriodic:
-					if p, loc, ok := rt.Period(info.Name); ok {
-						t.PeriodicKey, t.Period, t.Zone = info.Key, p, loc
-					}
 				}
 				all = append(all, t)
 			}

@@ -307,7 +307,11 @@ cosid:
 	defer rt.Close()
 	for _, key := range []string{"acme", "2020"} {
 		for _, name := range []string{"invoice", "bill"} {
-			if _, err := rt.NextKey(t.Context(), name, key); err != nil {
+			src, err := rt.Source(name, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := src.Next(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 		}

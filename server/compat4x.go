@@ -443,17 +443,17 @@ func (s *Server) revert4x(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// id4x serves GET /ids/{name}: the next id of a segment or snowflake generator, as a
-// bare JSON number.
+// id4x serves GET /ids/{name}: the next id of a generator of int64 ids, as a bare
+// JSON number.
 func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
-	src, err := s.lookup4x(r)
+	g, src, err := s.lookup4x(r)
 	if err != nil {
 		return err
 	}
-	if g := src.g; g.grouped != nil {
+	if !g.info.IntIDs {
 		return badRequest("generator %q is a %s generator, whose ids are text: use /ids/as-string/%s", g.info.Name, g.info.Strategy, g.info.Name)
 	}
-	v, err := s.rt.NextInt(r.Context(), src.g.info.Name)
+	v, err := src.NextInt(r.Context())
 	if err != nil {
 		return err
 	}
@@ -464,11 +464,11 @@ func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
 // idAsString4x serves GET /ids/as-string/{name}: the text of the next id, as plain
 // text.
 func (s *Server) idAsString4x(w http.ResponseWriter, r *http.Request) error {
-	src, err := s.lookup4x(r)
+	_, src, err := s.lookup4x(r)
 	if err != nil {
 		return err
 	}
-	text, err := s.nextText(r.Context(), src)
+	text, err := src.Next(r.Context())
 	if err != nil {
 		return err
 	}
@@ -479,10 +479,11 @@ func (s *Server) idAsString4x(w http.ResponseWriter, r *http.Request) error {
 
 // lookup4x resolves the generator of a 4.x id route. 4.x names no key: a keyed
 // generator is refused, with the /v1 route that serves its keys.
-func (s *Server) lookup4x(r *http.Request) (source, error) {
+func (s *Server) lookup4x(r *http.Request) (*generator, cosid.Source, error) {
 	name := r.PathValue("name")
-	if g := s.gens[name]; g != nil && g.keyed {
-		return source{}, badRequest("generator %q is keyed, a sequence per key, and 4.x's /ids routes name no key: use /v1/generators/%s/next?key=K", name, name)
+	g, src, err := s.lookup(name, "")
+	if errors.Is(err, cosid.ErrKeyRequired) {
+		return nil, src, badRequest("generator %q is keyed, a sequence per key, and 4.x's /ids routes name no key: use /v1/generators/%s/next?key=K", name, name)
 	}
-	return s.lookup(name, "")
+	return g, src, err
 }

@@ -158,24 +158,24 @@ func rpcCount(n int64) (int64, error) {
 
 // counted resolves the generator, key and count of a Next or NextRange, as /next and
 // /range read theirs.
-func (s *Server) counted(name, key string, count int64) (source, int64, error) {
-	src, err := s.lookup(name, key)
+func (s *Server) counted(name, key string, count int64) (*generator, cosid.Source, int64, error) {
+	g, src, err := s.lookup(name, key)
 	if err != nil {
-		return source{}, 0, err
+		return nil, src, 0, err
 	}
 	n, err := rpcCount(count)
-	return src, n, err
+	return g, src, n, err
 }
 
 // idService implements cosidv1connect.IdServiceHandler over the server's generators.
 type idService struct{ s *Server }
 
 func (i *idService) Next(ctx context.Context, req *connect.Request[cosidv1.NextRequest]) (*connect.Response[cosidv1.NextResponse], error) {
-	src, n, err := i.s.counted(req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
+	g, src, n, err := i.s.counted(req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
 	if err != nil {
 		return nil, err
 	}
-	ids, err := i.s.texts(ctx, src, n)
+	ids, err := texts(ctx, g, src, n)
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +183,11 @@ func (i *idService) Next(ctx context.Context, req *connect.Request[cosidv1.NextR
 }
 
 func (i *idService) NextRange(ctx context.Context, req *connect.Request[cosidv1.NextRangeRequest]) (*connect.Response[cosidv1.NextRangeResponse], error) {
-	src, n, err := i.s.counted(req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
+	g, src, n, err := i.s.counted(req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
 	if err != nil {
 		return nil, err
 	}
-	rg, err := i.s.takeRange(ctx, src, n)
+	rg, err := takeRange(ctx, g, src, n)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (i *idService) NextRange(ctx context.Context, req *connect.Request[cosidv1.
 }
 
 func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosidv1.StreamRangesRequest], stream *connect.ServerStream[cosidv1.StreamRangesResponse]) error {
-	src, err := i.s.lookup(req.Msg.GetName(), req.Msg.GetKey())
+	g, src, err := i.s.lookup(req.Msg.GetName(), req.Msg.GetKey())
 	if err != nil {
 		return err
 	}
@@ -206,15 +206,15 @@ func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosid
 	if most < 0 {
 		return badRequest("max_ranges %d: want 0 (until the client stops) or more", most)
 	}
-	if g := src.g; !g.ranges {
-		return badRequest("generator %q is a %s generator; only a segment generator hands out ranges", g.info.Name, g.info.Strategy)
+	if !g.info.Ranges {
+		return noRanges(g)
 	}
 	msg := new(cosidv1.StreamRangesResponse)
 	for sent := int64(0); most == 0 || sent < most; sent++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rg, err := i.s.takeRange(ctx, src, size)
+		rg, err := src.NextRange(ctx, size)
 		if err != nil {
 			return err
 		}
@@ -340,6 +340,8 @@ func (s *Server) toConnectError(ctx context.Context, procedure string, err error
 		code, wcode, msg = connect.CodeResourceExhausted, wire.CodeTooLarge, fmt.Sprintf("the request is over the limit of %d bytes", tooLarge.Limit)
 	case errors.Is(err, cosid.ErrUnknownGenerator):
 		code, wcode, msg = connect.CodeNotFound, wire.CodeUnknownGenerator, err.Error()
+	case badKey(err):
+		code, wcode, msg = connect.CodeInvalidArgument, wire.CodeInvalidArgument, err.Error()
 	default:
 		var status int
 		status, wcode = wire.Classify(err)

@@ -168,7 +168,7 @@ func TestConnect_BadInput_Refused(t *testing.T) {
 		}, connect.CodeInvalidArgument, "invalid_argument", `generator "order" is not keyed`},
 		{"range of a snowflake", func() error {
 			return unary(ids.NextRange(ctx, connect.NewRequest(&cosidv1.NextRangeRequest{Name: "event", Count: 2})))
-		}, connect.CodeInvalidArgument, "invalid_argument", "only a segment generator hands out ranges"},
+		}, connect.CodeInvalidArgument, "invalid_argument", "whose ids come one at a time, not in ranges"},
 		{"range key of a plain generator", func() error {
 			return unary(ids.NextRange(ctx, connect.NewRequest(&cosidv1.NextRangeRequest{Name: "order", Key: "k"})))
 		}, connect.CodeInvalidArgument, "invalid_argument", "is not keyed"},
@@ -183,7 +183,7 @@ func TestConnect_BadInput_Refused(t *testing.T) {
 		}, connect.CodeInvalidArgument, "invalid_argument", "max_ranges -1"},
 		{"stream of a periodic generator", func() error {
 			return stream(&cosidv1.StreamRangesRequest{Name: "bill", Size: 1, MaxRanges: 1})
-		}, connect.CodeInvalidArgument, "invalid_argument", "only a segment generator"},
+		}, connect.CodeInvalidArgument, "invalid_argument", "not in ranges"},
 		{"stream key of a plain generator", func() error {
 			return stream(&cosidv1.StreamRangesRequest{Name: "order", Key: "k", Size: 1, MaxRanges: 1})
 		}, connect.CodeInvalidArgument, "invalid_argument", "is not keyed"},

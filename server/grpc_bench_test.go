@@ -129,14 +129,14 @@ func BenchmarkStreamRanges(b *testing.B) {
 			b.ReportMetric(float64(int64(b.N)*size)/time.Since(start).Seconds(), "ids/s")
 		})
 		b.Run(name+"/inprocess", func(b *testing.B) {
-			src, err := s.lookup("order", "")
+			g, src, err := s.lookup("order", "")
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			start := time.Now()
 			for range b.N {
-				if _, err := s.takeRange(b.Context(), src, size); err != nil {
+				if _, err := takeRange(b.Context(), g, src, size); err != nil {
 					b.Fatal(err)
 				}
 			}

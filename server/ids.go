@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -21,16 +22,14 @@ import (
 // MaxCount is the most ids one request of /next or /range asks for.
 const MaxCount = 10_000
 
-// generator is a configured generator with its text forms. The runtime builds the
-// generator itself on its first use, so it is looked up on every request.
+// generator is a configured generator as this server serves it: what its strategy
+// can do (info) and how its int64 ids are written. The runtime builds the generator
+// itself on its first use.
 type generator struct {
 	used    atomic.Bool // this server has served the generator's ids: it is built
 	info    cosid.GeneratorInfo
-	codec   codec.Codec        // segment and snowflake
-	grouped codec.GroupedCodec // periodic-segment
-	decimal bool               // codec writes plain decimal: ids are appended without it
-	ranges  bool               // a segment: its ids come as ranges, for /range and /next
-	keyed   bool               // a template of a sequence per key: its calls name one
+	codec   codec.Codec // the text of int64 ids (info.IntIDs); nil else
+	decimal bool        // codec writes plain decimal: ids are appended without it
 }
 
 // generators returns rt's generators by name.
@@ -38,11 +37,10 @@ func generators(rt *cosid.Runtime) map[string]*generator {
 	gens := map[string]*generator{}
 	for _, info := range rt.Generators() {
 		g := &generator{info: info}
-		g.codec, _ = rt.Codec(info.Name)
-		g.grouped, _ = rt.GroupedCodec(info.Name)
-		g.decimal = g.codec != nil && isDecimal(g.codec)
-		g.ranges = info.Strategy == cosid.StrategySegment
-		g.keyed = info.Keyed
+		if info.IntIDs {
+			g.codec, _ = rt.Codec(info.Name)
+			g.decimal = isDecimal(g.codec)
+		}
 		gens[info.Name] = g
 	}
 	return gens
@@ -59,39 +57,33 @@ func (s *Server) generatorNamed(name string) (*generator, error) {
 	return nil, fmt.Errorf("%w %q; configured: %s", cosid.ErrUnknownGenerator, name, configured)
 }
 
-// source is what serves the ids of a request: a generator, or one key of a keyed
-// generator. Server.lookup makes it, for every API that hands out ids, so that they
-// all refuse the same calls alike.
-type source struct {
-	g   *generator
-	key string // "" for a generator that is not keyed
-}
-
-// lookup resolves a generator's name and a key ("" for none) to what serves their
-// ids. An unknown name is an error wrapping cosid.ErrUnknownGenerator (404); a keyed
-// generator without a key, a key to one that is not keyed, and a key that
-// cosid.CheckKey refuses are bad requests (400) that say what to send.
-func (s *Server) lookup(name, key string) (source, error) {
-	g, err := s.generatorNamed(name)
+// lookup resolves a generator's name and a key ("" for none) to the Source that
+// serves their ids, with this server's view of the generator, for every API that
+// hands out ids. The runtime's Source refuses what is wrong with them, so that all
+// APIs refuse the same calls alike: an unknown name (cosid.ErrUnknownGenerator,
+// 404), a keyed generator without a key, a key to one that is not keyed, and a key
+// that cosid.CheckKey refuses (400, see badKey).
+func (s *Server) lookup(name, key string) (*generator, cosid.Source, error) {
+	src, err := s.rt.Source(name, key)
 	if err != nil {
-		return source{}, err
+		return nil, src, err
 	}
-	switch {
-	case g.keyed && key == "":
-		return source{}, badRequest("generator %q is keyed, a sequence per key: name one, as ?key=K (K is %s)", name, keyRule)
-	case !g.keyed && key != "":
-		return source{}, badRequest("generator %q is not keyed: it takes no key; leave out key", name)
-	case key != "":
-		if err := cosid.CheckKey(key); err != nil {
-			return source{}, badRequest("key: %v", err)
-		}
-	}
+	g := s.gens[name]
 	g.used.Store(true)
-	return source{g: g, key: key}, nil
+	return g, src, nil
 }
 
-// keyRule says what a key may hold, as cosid.CheckKey does.
-const keyRule = "1–128 bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-'"
+// badKey reports whether err is the runtime's refusal of a key, or of its absence:
+// a bad request.
+func badKey(err error) bool {
+	return errors.Is(err, cosid.ErrKeyRequired) || errors.Is(err, cosid.ErrNotKeyed) || errors.Is(err, cosid.ErrInvalidKey)
+}
+
+// emptyKey is the error of a query's key= without a value: a key is named or left
+// out, never empty.
+func emptyKey() error {
+	return badRequest("key: %v, or leave out key", cosid.CheckKey(""))
+}
 
 // params reads the parameters of /next and /range: count, 1–MaxCount (default 1),
 // and key (none: ""). A query with a ';', or with a parameter twice, is refused: it
@@ -106,13 +98,13 @@ func params(r *http.Request) (n int64, key string, err error) {
 		values, _ := url.ParseQuery(raw) // checkQuery parsed it
 		c, key = values.Get("count"), values.Get("key")
 		if _, ok := values["key"]; ok && key == "" {
-			return 0, "", badRequest("key is empty: want %s, or leave out key", keyRule)
+			return 0, "", emptyKey()
 		}
 	} else {
 		c, _ = queryValue(raw, "count")
 		var ok bool
 		if key, ok = queryValue(raw, "key"); ok && key == "" {
-			return 0, "", badRequest("key is empty: want %s, or leave out key", keyRule)
+			return 0, "", emptyKey()
 		}
 	}
 	if c == "" {
@@ -141,32 +133,12 @@ func isDecimal(c codec.Codec) bool {
 	}
 }
 
-// rangeOf returns n consecutive ids of a segment generator, or of a key of one.
-func (s *Server) rangeOf(ctx context.Context, src source, n int64) (store.Range, error) {
-	if src.key != "" {
-		return s.rt.NextKeyRange(ctx, src.g.info.Name, src.key, n)
-	}
-	seg, err := s.rt.Segment(ctx, src.g.info.Name)
-	if err != nil {
-		return store.Range{}, err
-	}
-	return seg.NextRange(n)
-}
-
-// nextText returns the text of the next id of src.
-func (s *Server) nextText(ctx context.Context, src source) (string, error) {
-	if src.key != "" {
-		return s.rt.NextKey(ctx, src.g.info.Name, src.key)
-	}
-	return s.rt.Next(ctx, src.g.info.Name)
-}
-
-// texts returns the texts of the next n ids of src, for the APIs that answer a list
-// (Connect's Next).
-func (s *Server) texts(ctx context.Context, src source, n int64) ([]string, error) {
+// texts returns the texts of the next n ids of src, of g, for the APIs that answer
+// a list (Connect's Next).
+func texts(ctx context.Context, g *generator, src cosid.Source, n int64) ([]string, error) {
 	pooled := buffers.Get().(*[]byte)
 	iw := idWriter{buf: (*pooled)[:0]}
-	err := s.appendNext(ctx, src, &iw, n)
+	err := appendNext(ctx, g, src, &iw, n)
 	var ids []string
 	if err == nil {
 		// One string holds every id: each of ids is a piece of it.
@@ -182,21 +154,25 @@ func (s *Server) texts(ctx context.Context, src source, n int64) ([]string, erro
 	return ids, err
 }
 
-// takeRange takes n consecutive ids of src, which must be a segment generator's.
-func (s *Server) takeRange(ctx context.Context, src source, n int64) (store.Range, error) {
-	if g := src.g; !g.ranges {
-		return store.Range{}, badRequest("generator %q is a %s generator; only a segment generator hands out ranges", g.info.Name, g.info.Strategy)
-	}
-	return s.rangeOf(ctx, src, n)
+// noRanges is the error of a range asked of g, which hands out no ranges.
+func noRanges(g *generator) error {
+	return badRequest("generator %q is a %s generator, whose ids come one at a time, not in ranges; ask for ids (next) instead", g.info.Name, g.info.Strategy)
 }
 
-// appendNext appends the texts of the next n ids of src to w. A segment's ids come
-// as one range; the others come one by one from the runtime, which also replaces a
-// Snowflake generator that lost its lease.
-func (s *Server) appendNext(ctx context.Context, src source, w *idWriter, n int64) error {
-	g := src.g
-	if g.ranges {
-		rg, err := s.rangeOf(ctx, src, n)
+// takeRange takes n consecutive ids of src, of g, which must hand out ranges.
+func takeRange(ctx context.Context, g *generator, src cosid.Source, n int64) (store.Range, error) {
+	if !g.info.Ranges {
+		return store.Range{}, noRanges(g)
+	}
+	return src.NextRange(ctx, n)
+}
+
+// appendNext appends the texts of the next n ids of src, of g, to w. A generator
+// that hands out ranges gives them as one; the others one by one, from the runtime,
+// which also replaces a Snowflake generator that lost its lease.
+func appendNext(ctx context.Context, g *generator, src cosid.Source, w *idWriter, n int64) error {
+	if g.info.Ranges {
+		rg, err := src.NextRange(ctx, n)
 		if err != nil {
 			return err
 		}
@@ -214,7 +190,7 @@ func (s *Server) appendNext(ctx context.Context, src source, w *idWriter, n int6
 		return nil
 	}
 	for range n {
-		text, err := s.nextText(ctx, src)
+		text, err := src.Next(ctx)
 		if err != nil {
 			return err
 		}
@@ -335,7 +311,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 	if err != nil {
 		return err
 	}
-	src, err := s.lookup(name, key)
+	g, src, err := s.lookup(name, key)
 	if err != nil {
 		return err
 	}
@@ -346,7 +322,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 		ct = contentJSON
 		iw.buf = append(iw.buf, `{"ids":[`...)
 	}
-	err = s.appendNext(r.Context(), src, &iw, n)
+	err = appendNext(r.Context(), g, src, &iw, n)
 	if err == nil {
 		if iw.asJSON {
 			iw.buf = append(iw.buf, "]}\n"...)
@@ -370,11 +346,11 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	src, err := s.lookup(r.PathValue("name"), key)
+	g, src, err := s.lookup(r.PathValue("name"), key)
 	if err != nil {
 		return err
 	}
-	rg, err := s.takeRange(r.Context(), src, n)
+	rg, err := takeRange(r.Context(), g, src, n)
 	if err != nil {
 		return err
 	}
@@ -402,9 +378,10 @@ func (s *Server) inventory(w http.ResponseWriter, r *http.Request) error {
 	for _, name := range s.names {
 		g := s.gens[name]
 		gj := generatorJSON{Name: name, Strategy: g.info.Strategy.String(), Key: g.info.Key,
-			Store: g.info.Store, State: s.state(r.Context(), g), Keyed: g.keyed}
-		if ks, ok := s.rt.KeyStats(name); ok {
-			gj.LiveKeys = &ks.Live
+			Store: g.info.Store, State: s.state(r.Context(), g), Keyed: g.info.Keyed}
+		if g.info.Keyed {
+			live := s.rt.Stats(name).Keys.Live
+			gj.LiveKeys = &live
 		}
 		out.Generators = append(out.Generators, gj)
 	}
@@ -448,8 +425,8 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) error {
 	}
 	if key := r.URL.Query(); key.Has("key") {
 		if k := key.Get("key"); k == "" {
-			return badRequest("key is empty: want %s, or leave out key", keyRule)
-		} else if _, err := s.lookup(g.info.Name, k); err != nil {
+			return emptyKey()
+		} else if _, err := s.rt.Source(g.info.Name, k); err != nil {
 			return err
 		}
 	}

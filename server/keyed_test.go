@@ -95,15 +95,15 @@ func TestKeyedNext_BadCallsAre400(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"/v1/generators/invoice/next", 400, `generator \"invoice\" is keyed, a sequence per key: name one, as ?key=K (K is 1–128 bytes of A-Z, a-z, 0-9`},
+		{"/v1/generators/invoice/next", 400, `generator \"invoice\" is keyed, a sequence per key: name one; want 1–128 bytes of A-Z, a-z, 0-9`},
 		{"/v1/generators/invoice/next?count=2", 400, "is keyed"},
 		{"/v1/generators/invoice/range?count=2", 400, "is keyed"},
-		{"/v1/generators/bill/range?key=a", 400, "only a segment generator hands out ranges"},
-		{"/v1/generators/order/next?key=acme", 400, `generator \"order\" is not keyed: it takes no key; leave out key`},
+		{"/v1/generators/bill/range?key=a", 400, "whose ids come one at a time, not in ranges"},
+		{"/v1/generators/order/next?key=acme", 400, `generator \"order\" is not keyed: it takes no key; leave out the key`},
 		{"/v1/generators/order/range?key=acme", 400, "is not keyed"},
 		{"/v1/generators/order/decode?key=acme&text=1", 400, "is not keyed"},
-		{"/v1/generators/invoice/next?key=", 400, "key is empty: want 1–128 bytes"},
-		{"/v1/generators/invoice/next?key=&count=1", 400, "key is empty"},
+		{"/v1/generators/invoice/next?key=", 400, "the key is empty; want 1–128 bytes"},
+		{"/v1/generators/invoice/next?key=&count=1", 400, "the key is empty"},
 		{"/v1/generators/invoice/next?key=a%2Fb", 400, `has '/' at byte 1; want 1–128 bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-'`},
 		{"/v1/generators/invoice/next?key=%C3%BC", 400, "invalid key"},
 		{"/v1/generators/invoice/next?key=" + strings.Repeat("k", 129), 400, "is 129 bytes"},
@@ -120,7 +120,7 @@ func TestKeyedNext_BadCallsAre400(t *testing.T) {
 			t.Errorf("GET %s: %d %s; want %d with %q", tt.target, status, body, tt.status, tt.want)
 		}
 	}
-	if ks, _ := rt.KeyStats("invoice"); ks.Opened != 0 {
+	if ks := rt.Stats("invoice").Keys; ks.Opened != 0 {
 		t.Errorf("the refused calls opened %d keys; want none", ks.Opened)
 	}
 }
@@ -156,7 +156,7 @@ func TestKeyedNext_ConcurrentKeysNeverRepeat(t *testing.T) {
 	if len(seen) != 6*60*3 {
 		t.Errorf("%d distinct ids; want %d", len(seen), 6*60*3)
 	}
-	if ks, _ := rt.KeyStats("invoice"); ks.Evicted == 0 || ks.Live > 3 {
+	if ks := rt.Stats("invoice").Keys; ks.Evicted == 0 || ks.Live > 3 {
 		t.Errorf("KeyStats = %+v; want evictions and at most 3 live keys", ks)
 	}
 }
@@ -219,24 +219,24 @@ func TestKeyed_Compat4xSegmentsKeepTheirOwnKeys(t *testing.T) {
 
 func TestLookup_ResolvesNameAndKey(t *testing.T) {
 	s, _ := newKeyedServer(t)
-	src, err := s.lookup("invoice", "acme")
-	if err != nil || src.g.info.Name != "invoice" || src.key != "acme" {
-		t.Fatalf("lookup(invoice, acme) = %+v, %v", src, err)
+	g, src, err := s.lookup("invoice", "acme")
+	if err != nil || g.info.Name != "invoice" || src.Name() != "invoice" || src.Key() != "acme" {
+		t.Fatalf("lookup(invoice, acme) = %+v, %+v, %v", g, src, err)
 	}
-	texts, err := s.texts(t.Context(), src, 3)
-	if err != nil || !slices.Equal(texts, []string{"INV-1", "INV-2", "INV-3"}) {
-		t.Errorf("texts of invoice/acme = %q, %v; want INV-1…3", texts, err)
+	ids, err := texts(t.Context(), g, src, 3)
+	if err != nil || !slices.Equal(ids, []string{"INV-1", "INV-2", "INV-3"}) {
+		t.Errorf("texts of invoice/acme = %q, %v; want INV-1…3", ids, err)
 	}
-	plain, err := s.lookup("order", "")
+	g, plain, err := s.lookup("order", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if texts, err := s.texts(t.Context(), plain, 2); err != nil || !slices.Equal(texts, []string{"1", "2"}) {
-		t.Errorf("texts of order = %q, %v", texts, err)
+	if ids, err := texts(t.Context(), g, plain, 2); err != nil || !slices.Equal(ids, []string{"1", "2"}) {
+		t.Errorf("texts of order = %q, %v", ids, err)
 	}
 	for _, c := range [][2]string{{"invoice", ""}, {"order", "k"}, {"invoice", "a b"}} {
-		if _, err := s.lookup(c[0], c[1]); err == nil {
-			t.Errorf("lookup(%q, %q) succeeded; want a bad request", c[0], c[1])
+		if _, _, err := s.lookup(c[0], c[1]); !badKey(err) {
+			t.Errorf("lookup(%q, %q) = %v; want a refused key, a bad request", c[0], c[1], err)
 		}
 	}
 }

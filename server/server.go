@@ -383,6 +383,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusRequestEntityTooLarge, wire.CodeTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", tooLarge.Limit))
 	case errors.Is(err, cosid.ErrUnknownGenerator):
 		writeError(w, http.StatusNotFound, wire.CodeUnknownGenerator, err.Error())
+	case badKey(err):
+		writeError(w, http.StatusBadRequest, wire.CodeInvalidArgument, err.Error())
 	default:
 		status, code := wire.Classify(err)
 		msg := err.Error()

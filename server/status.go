@@ -82,7 +82,7 @@ func (s *Server) segmentStats(g *generator) []segment.Stats {
 	if !g.used.Load() {
 		return nil
 	}
-	return s.rt.Stats(g.info.Name)
+	return s.rt.Stats(g.info.Name).Segments
 }
 
 // KeyCounts returns the key counts of the keyed generators, one a template, for
@@ -90,7 +90,8 @@ func (s *Server) segmentStats(g *generator) []segment.Stats {
 func (s *Server) KeyCounts() []metrics.KeyCount {
 	var all []metrics.KeyCount
 	for _, name := range s.names {
-		if ks, ok := s.rt.KeyStats(name); ok {
+		if s.gens[name].info.Keyed {
+			ks := s.rt.Stats(name).Keys
 			all = append(all, metrics.KeyCount{Generator: name, Live: ks.Live, Opened: ks.Opened, Evicted: ks.Evicted, IdleClosed: ks.IdleClosed})
 		}
 	}
@@ -133,15 +134,17 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		for _, st := range s.segmentStats(g) {
 			gv.Rows = append(gv.Rows, viewStats(st))
 		}
-		if ks, ok := s.rt.KeyStats(name); ok {
-			keyedView(&gv, ks)
+		if g.info.Keyed {
+			keyedView(&gv, s.rt.Stats(name).Keys)
 		}
-		if g.info.Strategy == cosid.StrategySnowflake {
-			gv.Note = "Snowflake: see its lease below"
+		if g.info.Leases {
+			gv.Note = "its machine id is leased: see its lease below"
 			if l, ok := s.lease(g); ok {
 				view.Leases = append(view.Leases, leaseView{Generator: name, Namespace: l.Namespace, Owner: l.OwnerKey,
 					Slot: fmt.Sprint(l.Slot), Fence: fmt.Sprint(l.Fence), Expires: l.ExpiresAt.UTC().Format(time.RFC3339)})
-			} else if snow, err := s.rt.Snowflake(r.Context(), name); err == nil {
+			}
+		} else if _, ok := s.rt.Layout(name); ok {
+			if snow, err := s.rt.Snowflake(r.Context(), name); err == nil {
 				gv.Note = fmt.Sprintf("Snowflake with the fixed machine id %d", snow.Machine())
 			}
 		}

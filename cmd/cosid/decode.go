@@ -35,7 +35,7 @@ configuration, NAME is an ad-hoc segment, whose text is plain decimal.`,
 				return err
 			}
 			if !ok {
-				cfg = cosid.Config{Generators: map[string]cosid.GeneratorConfig{name: {Strategy: cosid.StrategySegment, Store: cosid.DefaultStore}},
+				cfg = cosid.Config{Generators: map[string]cosid.GeneratorConfig{name: {Strategy: cosid.DefaultStrategy, Store: cosid.DefaultStore}},
 					Stores: cosid.DefaultConfig().Stores}
 			}
 			if err := cfg.Validate(); err != nil {

@@ -70,7 +70,7 @@ func (f *storeFlags) onStore(cmd *cobra.Command, cfg cosid.Config, source, name 
 	if cmd.Flags().Changed("namespace") {
 		cfg.Namespace = f.namespace
 	}
-	gc := cosid.GeneratorConfig{Strategy: cosid.StrategySegment, Store: f.store}
+	gc := cosid.GeneratorConfig{Strategy: cosid.DefaultStrategy, Store: f.store}
 	if text, ok := st.Settings["timeout"].(string); ok {
 		if d, err := time.ParseDuration(text); err == nil && d > segment.DefaultBatchPolicy().ReserveTimeout {
 			gc.ReserveTimeout = &d // a reservation may take as long as the store allows
@@ -101,7 +101,7 @@ func (f *storeFlags) config(name string) (cosid.Config, error) {
 			"options": map[string]any{"initSchema": f.initSchema},
 		}}},
 		Generators: map[string]cosid.GeneratorConfig{name: {
-			Strategy: cosid.StrategySegment, Store: cosid.DefaultStore, ReserveTimeout: &f.timeout,
+			Strategy: cosid.DefaultStrategy, Store: cosid.DefaultStore, ReserveTimeout: &f.timeout,
 		}},
 	}, nil
 }
@@ -257,25 +257,24 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	if err := oneShotStore(cfg, name, gc); err != nil {
 		return err
 	}
-	switch {
-	case gc.Keyed && key == "":
-		return fmt.Errorf("generator %q is keyed, a sequence per key: name the key with --key K", name)
-	case !gc.Keyed && key != "":
-		return fmt.Errorf("--key %q: generator %q is not keyed; leave out --key, or set keyed: true in its configuration", key, name)
-	case key != "":
-		if err := cosid.CheckKey(key); err != nil {
-			return fmt.Errorf("--key: %w", err)
-		}
-	}
 	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	take := func(n int64) ([]string, error) { return rt.Take(ctx, name, n) }
-	if key != "" {
-		take = func(n int64) ([]string, error) { return rt.TakeKey(ctx, name, key, n) }
+	src, err := rt.Source(name, key)
+	switch {
+	case errors.Is(err, cosid.ErrKeyRequired):
+		return fmt.Errorf("generator %q is keyed, a sequence per key: name the key with --key K", name)
+	case errors.Is(err, cosid.ErrNotKeyed):
+		return fmt.Errorf("--key %q: generator %q is not keyed; leave out --key, or set keyed: true in its configuration", key, name)
+	case errors.Is(err, cosid.ErrInvalidKey):
+		return fmt.Errorf("--key: %w", cosid.CheckKey(key)) // what is wrong with the key, without the generator
+
+	case err != nil:
+		return err
 	}
+	take := func(n int64) ([]string, error) { return src.Take(ctx, n) }
 	w := bufio.NewWriter(stdout)
 	for left, size := count, int64(1); left > 0; left, size = left-min(left, size), min(2*size, chunk) {
 		texts, err := take(min(left, size))

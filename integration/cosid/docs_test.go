@@ -75,12 +75,16 @@ func TestDocs_ExamplesOpen(t *testing.T) {
 				return
 			}
 			for _, g := range rt.Generators() {
-				next := func() (string, error) { return rt.Next(t.Context(), g.Name) }
+				key := ""
 				if g.Keyed {
-					next = func() (string, error) { return rt.NextKey(t.Context(), g.Name, "docs-key") }
+					key = "docs-key"
 				}
-				if _, err := next(); err != nil {
-					t.Errorf("Next(%q): %v", g.Name, err)
+				src, err := rt.Source(g.Name, key)
+				if err != nil {
+					t.Fatalf("Source(%q, %q): %v", g.Name, key, err)
+				}
+				if _, err := src.Next(t.Context()); err != nil {
+					t.Errorf("Next of %q: %v", g.Name, err)
 				}
 			}
 		})

@@ -33,7 +33,12 @@ cosid:
 		return
 	}
 	defer rt.Close()
-	ids, err := rt.Take(ctx, "order", 3)
+	orders, err := rt.Source("order", "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ids, err := orders.Take(ctx, 3)
 	if err != nil {
 		fmt.Println(err)
 		return

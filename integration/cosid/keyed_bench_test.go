@@ -10,10 +10,10 @@ import (
 	"github.com/cosid-go/cosid"
 )
 
-// BenchmarkNextKey_SQLiteFirstID times the first id of a new key on an SQLite file,
+// BenchmarkKeyed_SQLiteFirstID times the first id of a new key on an SQLite file,
 // which opens the key's generator and waits for its first reservation, beside a bare
 // Reserve of a new key on the same store: the one store round trip it needs.
-func BenchmarkNextKey_SQLiteFirstID(b *testing.B) {
+func BenchmarkKeyed_SQLiteFirstID(b *testing.B) {
 	ctx := context.Background()
 	cfg, err := cosid.ParseConfig([]byte(fmt.Sprintf(`
 cosid:
@@ -44,17 +44,25 @@ cosid:
 			}
 		}
 	})
-	b.Run("NextKeyInt/new-key", func(b *testing.B) {
+	b.Run("NextInt/new-key", func(b *testing.B) {
 		for b.Loop() {
 			n++
-			if _, err := rt.NextKeyInt(ctx, "tenant", "k"+strconv.Itoa(n)); err != nil {
+			src, err := rt.Source("tenant", "k"+strconv.Itoa(n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := src.NextInt(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("NextKeyInt/live-key", func(b *testing.B) {
+	live, err := rt.Source("tenant", "k1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("NextInt/live-key", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := rt.NextKeyInt(ctx, "tenant", "k1"); err != nil {
+			if _, err := live.NextInt(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -34,18 +34,22 @@ cosid:
 	return rt
 }
 
-// TestNextKey_SQLiteKeyReopenedAfterEvictionGoesOnAbove closes a key for
+// TestKeyed_SQLiteKeyReopenedAfterEvictionGoesOnAbove closes a key for
 // max-live-keys, then for idle-close, then with the process (a new Runtime on the
 // same file): each time its next id lies above every id it handed out.
-func TestNextKey_SQLiteKeyReopenedAfterEvictionGoesOnAbove(t *testing.T) {
+func TestKeyed_SQLiteKeyReopenedAfterEvictionGoesOnAbove(t *testing.T) {
 	dir := t.TempDir()
 	clock := &fakeClock{now: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
 	rt := keyedSQLite(t, dir, clock)
 	next := func(rt *cosid.Runtime, key string) int64 {
 		t.Helper()
-		v, err := rt.NextKeyInt(t.Context(), "invoice", key)
+		src, err := rt.Source("invoice", key)
 		if err != nil {
-			t.Fatalf("NextKeyInt(%s): %v", key, err)
+			t.Fatal(err)
+		}
+		v, err := src.NextInt(t.Context())
+		if err != nil {
+			t.Fatalf("NextInt of key %s: %v", key, err)
 		}
 		return v
 	}
@@ -57,8 +61,8 @@ func TestNextKey_SQLiteKeyReopenedAfterEvictionGoesOnAbove(t *testing.T) {
 	clock.Add(2 * time.Minute)
 	next(rt, "b") // a is idle: it closes
 	got = append(got, next(rt, "a"))
-	if ks, _ := rt.KeyStats("invoice"); ks.Evicted == 0 || ks.IdleClosed == 0 {
-		t.Errorf("KeyStats = %+v; want a key closed for each reason", ks)
+	if ks := rt.Stats("invoice").Keys; ks.Evicted == 0 || ks.IdleClosed == 0 {
+		t.Errorf("Stats.Keys = %+v; want a key closed for each reason", ks)
 	}
 	rt.Close()
 	got = append(got, next(keyedSQLite(t, dir, clock), "a"))
@@ -67,20 +71,28 @@ func TestNextKey_SQLiteKeyReopenedAfterEvictionGoesOnAbove(t *testing.T) {
 	}
 }
 
-// TestNextKey_SQLiteConcurrentChurnNeverRepeats takes ids of more keys than the
+// TestKeyed_SQLiteConcurrentChurnNeverRepeats takes ids of more keys than the
 // template keeps live from many goroutines, on SQLite: no id repeats within a key.
-func TestNextKey_SQLiteConcurrentChurnNeverRepeats(t *testing.T) {
+func TestKeyed_SQLiteConcurrentChurnNeverRepeats(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
 	rt := keyedSQLite(t, t.TempDir(), clock)
 	const workers, calls, keys = 6, 150, 5
+	sources := make([]cosid.Source, keys) // held, as a caller of a few keys would
+	for k := range sources {
+		var err error
+		if sources[k], err = rt.Source("invoice", "k"+strconv.Itoa(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := range calls {
-				key := "k" + strconv.Itoa((i+w)%keys)
-				v, err := rt.NextKeyInt(t.Context(), "invoice", key)
+				src := sources[(i+w)%keys]
+				key := src.Key()
+				v, err := src.NextInt(t.Context())
 				if err != nil {
 					t.Error(err)
 					return
@@ -99,7 +111,7 @@ func TestNextKey_SQLiteConcurrentChurnNeverRepeats(t *testing.T) {
 	if len(seen) != workers*calls {
 		t.Errorf("%d distinct ids; want %d", len(seen), workers*calls)
 	}
-	if ks, _ := rt.KeyStats("invoice"); ks.Evicted == 0 {
-		t.Errorf("KeyStats = %+v; want keys closed for max-live-keys", ks)
+	if ks := rt.Stats("invoice").Keys; ks.Evicted == 0 {
+		t.Errorf("Stats.Keys = %+v; want keys closed for max-live-keys", ks)
 	}
 }

@@ -1,0 +1,239 @@
+package cosid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/store"
+)
+
+// Source is what hands out ids: a configured generator and, for a keyed template
+// (keyed: true), one of its keys, a sequence of its own at the store key
+// {namespace}/{name}/{key}. Runtime.Source makes it and checks the name and key
+// once, so that a caller who holds it pays no lookup per id. It is a small value,
+// safe to copy and to use from many goroutines. The zero Source names nothing: its
+// calls fail with an error wrapping ErrUnknownGenerator.
+//
+// A Source's first call builds its generator (opening its store, leasing its slot
+// or reserving a keyed key's first range, under the call's ctx); later calls wait
+// for nothing while ids are at hand. A key that its template closed for
+// max-live-keys or idle-close opens again on its next call, with a new range: its
+// ids go on above every id it handed out, and what it had reserved and not handed
+// out is a gap (S4).
+type Source struct {
+	g   *generator
+	key string // "" for a generator that is not keyed
+}
+
+// Source returns the Source of the generator name and, when it is keyed, of its key
+// key; key is "" for a generator that is not keyed. It does no I/O. An unknown name
+// is an error wrapping ErrUnknownGenerator; a keyed generator without a key wraps
+// ErrKeyRequired; a key to one that is not keyed wraps ErrNotKeyed; a key that
+// CheckKey refuses wraps ErrInvalidKey. Each error says what to do.
+func (rt *Runtime) Source(name, key string) (Source, error) {
+	g, err := rt.generator(name)
+	if err != nil {
+		return Source{}, err
+	}
+	switch {
+	case g.keys != nil && key == "":
+		return Source{}, fmt.Errorf("cosid: %w: generator %q is keyed, a sequence per key: name one; want %s", ErrKeyRequired, name, keyAllowed)
+	case g.keys == nil && key != "":
+		return Source{}, fmt.Errorf("cosid: %w: generator %q is not keyed: it takes no key; leave out the key, or set keyed: true in its configuration", ErrNotKeyed, name)
+	case key != "":
+		if err := CheckKey(key); err != nil {
+			return Source{}, fmt.Errorf("cosid: generator %q: %w", name, err)
+		}
+	}
+	return Source{g: g, key: key}, nil
+}
+
+// Name returns the name of s's generator; "" for the zero Source.
+func (s Source) Name() string {
+	if s.g == nil {
+		return ""
+	}
+	return s.g.plan.name
+}
+
+// Key returns the key of s; "" for a generator that is not keyed.
+func (s Source) Key() string { return s.key }
+
+// errNoSource is the error of the zero Source.
+var errNoSource = fmt.Errorf("cosid: %w: the zero Source names no generator; make one with Runtime.Source", ErrUnknownGenerator)
+
+// Next returns the text of the next id.
+func (s Source) Next(ctx context.Context) (string, error) {
+	switch {
+	case s.g == nil:
+		return "", errNoSource
+	case s.key != "":
+		var text string
+		err := s.withKey(ctx, func(b built) (err error) {
+			text, err = b.next()
+			return err
+		})
+		return text, err
+	}
+	text, err := s.g.next(ctx)
+	if err != nil {
+		return "", prefixed(err)
+	}
+	return text, nil
+}
+
+// NextInt returns the next id of a generator whose ids are int64s (see
+// GeneratorInfo.IntIDs). A generator whose ids are text only, as a periodic
+// segment's, fails with an error wrapping ErrUnknownGenerator.
+func (s Source) NextInt(ctx context.Context) (int64, error) {
+	// The path of nearly every call, kept to what inlines: a built generator's id.
+	if g := s.g; g != nil && s.key == "" && g.intIDs {
+		if b := g.built.v.Load(); b != nil {
+			if v, err := (*b).nextInt(); err == nil {
+				return v, nil
+			} else {
+				return 0, prefixed(g.failed(b, err))
+			}
+		}
+	}
+	return s.nextInt(ctx)
+}
+
+// nextInt is NextInt of a generator not built yet, of a key, or that cannot.
+func (s Source) nextInt(ctx context.Context) (int64, error) {
+	g := s.g
+	if err := s.can("NextInt", g != nil && g.intIDs, "are text only"); err != nil {
+		return 0, err
+	}
+	if s.key != "" {
+		var v int64
+		err := s.withKey(ctx, func(b built) (err error) {
+			v, err = b.nextInt()
+			return err
+		})
+		return v, err
+	}
+	v, err := g.nextInt(ctx)
+	if err != nil {
+		return 0, prefixed(err)
+	}
+	return v, nil
+}
+
+// NextRange returns n consecutive ids [r.Start, r.End) of a generator that hands
+// out ranges (see GeneratorInfo.Ranges), as segment.Generator.NextRange does: for
+// bulk inserts. Another generator fails with an error wrapping ErrUnknownGenerator.
+func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
+	var r store.Range
+	if err := s.can("NextRange", s.g != nil && s.g.ranges != nil, "come one at a time, not in ranges"); err != nil {
+		return r, err
+	}
+	if s.key != "" {
+		err := s.withKey(ctx, func(b built) (err error) {
+			r, err = s.g.ranges.nextRange(b, n)
+			return err
+		})
+		return r, err
+	}
+	b, err := s.g.get(ctx)
+	if err != nil {
+		return r, prefixed(err)
+	}
+	if r, err = s.g.ranges.nextRange(*b, n); err != nil {
+		return r, prefixed(s.g.failed(b, err))
+	}
+	return r, nil
+}
+
+// Take returns the texts of the next n ids (1 ≤ n ≤ MaxTake), reserving exactly
+// those. A segment's or periodic segment's ids come from one reservation of n in
+// its store, outside the generator's batches: nothing is skipped, and the next Take
+// goes on where this one stopped; it opens no generator, nor a key's. A
+// Snowflake's are its next n. Take is for one-shot programs such as the CLI; a
+// long-lived process uses Next, whose batches make gaps (S4) but spare the store.
+func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
+	if s.g == nil {
+		return nil, errNoSource
+	}
+	p := s.g.plan
+	if n < 1 || n > MaxTake {
+		return nil, fmt.Errorf("cosid: Take %d ids of %q: want 1–%d", n, p.name, MaxTake)
+	}
+	storeKey := p.key
+	if s.key != "" {
+		storeKey += "/" + s.key
+	}
+	texts, err := p.impl.take(ctx, s.g, storeKey, n)
+	if err != nil {
+		return nil, prefixed(err)
+	}
+	return texts, nil
+}
+
+// Stats returns what s's generator has done, without I/O: that of a generator
+// that is not keyed once it is built (as Runtime.Stats), and that of a keyed
+// template's key while the key is live. Its Keys are zero: Runtime.Stats counts a
+// template's keys.
+func (s Source) Stats() Stats {
+	switch {
+	case s.g == nil:
+		return Stats{}
+	case s.key != "":
+		if b := s.g.keys.peek(s.key); b != nil {
+			return Stats{Segments: b.stats()}
+		}
+		return Stats{}
+	}
+	return s.g.rt.Stats(s.g.plan.name)
+}
+
+// can returns nil when s's generator can do op (ok), else the error of op, whose
+// ids, it says, are as why says.
+func (s Source) can(op string, ok bool, why string) error {
+	switch {
+	case ok:
+		return nil
+	case s.g == nil:
+		return errNoSource
+	}
+	return fmt.Errorf("cosid: %w: %s of %q: a %s generator's ids %s", ErrUnknownGenerator, op, s.g.plan.name, s.g.plan.def.name, why)
+}
+
+// withKey calls f with the live generator of s's key.
+func (s Source) withKey(ctx context.Context, f func(built) error) error {
+	g := s.g
+	e, err := g.keys.get(ctx, s.key)
+	if err != nil {
+		return prefixed(err)
+	}
+	err = f(e.b)
+	g.keys.put(e)
+	if err != nil {
+		return prefixed(g.keyFailed(s.key, err))
+	}
+	return nil
+}
+
+// keyFailed classifies an error of a key's generator, as failed does.
+func (g *generator) keyFailed(key string, err error) error {
+	if errors.Is(err, ErrUnavailable) {
+		return fmt.Errorf("generator %q key %q %w: %w", g.plan.name, key, ErrUnavailable, err)
+	}
+	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, err)
+}
+
+// Stats is what a generator has done so far, read without I/O: Runtime.Stats and
+// Source.Stats.
+type Stats struct {
+	// Segments holds the segment.Stats of a generator on segments once it has
+	// handed out ids: a segment's one, a periodic segment's current and next
+	// period's. A keyed template's is one for all its keys, live and closed, at the
+	// template's key {namespace}/{name}: the sums of their counters and rates, the
+	// largest batch and reservation time, and the error of the most recently used
+	// key that failed. Nil for a generator not on segments (a Snowflake).
+	Segments []segment.Stats
+	// Keys counts the keys of a keyed template; zero for the others.
+	Keys KeyStats
+}

@@ -11,14 +11,6 @@ import (
 // auditBody is how much of a request body the audit log keeps.
 const auditBody = 2 << 10
 
-// audited reports whether the calls of a route pattern go to the audit log: every
-// route of the store API (its mutations and the admin calls) and of 4.x's segment
-// and machine API, which change the store.
-func audited(pattern string) bool {
-	_, path, _ := strings.Cut(pattern, " ")
-	return strings.HasPrefix(path, "/v1/store/") || strings.HasPrefix(path, "/machines/") || strings.HasPrefix(path, "/segments/")
-}
-
 // auditCall is one call of an audited route, logged when it ends.
 type auditCall struct {
 	s    *Server

@@ -207,35 +207,3 @@ func unauthorized(w http.ResponseWriter, r *http.Request, role Role) {
 	}
 	writeError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
 }
-
-// routeRole returns the role of a route pattern ("METHOD /path"). A route of no
-// known prefix needs the admin token: a route added later is closed until it is
-// placed here.
-func routeRole(pattern string) Role {
-	_, path, ok := strings.Cut(pattern, " ")
-	if !ok {
-		path = pattern
-	}
-	switch {
-	case path == "/healthz", path == "/readyz":
-		return roleOpen // /readyz tells only ready or not without the monitor token
-	case path == "/metrics", path == "/{$}":
-		return RoleMonitor
-	case path == "/v1/generators", strings.HasPrefix(path, "/v1/generators/"), strings.HasPrefix(path, "/ids/"):
-		return RoleIDs
-	case strings.HasPrefix(path, "/v1/store/admin/"):
-		return RoleAdmin
-	case strings.HasPrefix(path, "/v1/store/"):
-		return RoleStore
-	case strings.HasPrefix(path, "/segments/"), strings.HasPrefix(path, "/machines/"):
-		return roleOpen
-	}
-	return RoleAdmin
-}
-
-// issuesIDs reports whether a route pattern hands out ids: its answers must not be
-// cached, and a HEAD of it, which would take ids and drop them, is refused.
-func issuesIDs(pattern string) bool {
-	method, path, _ := strings.Cut(pattern, " ")
-	return method == http.MethodGet && (strings.HasSuffix(path, "/next") || strings.HasSuffix(path, "/range") || strings.HasPrefix(path, "/ids/"))
-}

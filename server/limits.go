@@ -2,7 +2,6 @@ package server
 
 import (
 	"math/bits"
-	"sync"
 	"time"
 
 	"github.com/cosid-go/cosid/store"
@@ -86,40 +85,3 @@ func (l Limits) checkTTL(what string, ttl time.Duration) error {
 
 // caps returns the server's limits, the defaults for the ones not set.
 func (s *Server) caps() Limits { return s.limits.withDefaults() }
-
-// keySet is a set of at most MaxMachines4x strings; past it the oldest is forgotten.
-type keySet struct {
-	mu    sync.Mutex
-	keys  map[string]struct{}
-	order []string
-}
-
-func (k *keySet) has(key string) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	_, ok := k.keys[key]
-	return ok
-}
-
-func (k *keySet) add(key string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.keys == nil {
-		k.keys = map[string]struct{}{}
-	}
-	if _, ok := k.keys[key]; ok {
-		return
-	}
-	k.keys[key] = struct{}{}
-	k.order = append(k.order, key)
-	if len(k.order) > MaxMachines4x {
-		delete(k.keys, k.order[0])
-		k.order = k.order[1:]
-	}
-}
-
-func (k *keySet) len() int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return len(k.keys)
-}

@@ -67,7 +67,9 @@ func TestBodyLimit(t *testing.T) {
 func TestPanic_NoPanicEscapes(t *testing.T) {
 	var log bytes.Buffer
 	s := newServer(t, nil, WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
-	s.handle("GET /panic", func(http.ResponseWriter, *http.Request) error { panic("boom") })
+	if err := s.mount([]route{{"GET /panic", RoleIDs, 0, func(*Server, http.ResponseWriter, *http.Request) error { panic("boom") }}}); err != nil {
+		t.Fatal(err)
+	}
 	status, h, body := do(t, s, "GET", "/panic", "")
 	checkError(t, status, h, body, 500, wire.CodeInternal, "log")
 	if !strings.Contains(log.String(), "boom") {

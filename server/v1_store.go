@@ -10,6 +10,9 @@ import (
 	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
+// The store API of /v1/store, which package httpstore calls: reserve, seal, and
+// the slot leases acquire, renew, release; ping.
+
 // rangeStore returns the store of the store API, or a 404 when none is served.
 func (s *Server) rangeStore(ctx context.Context) (store.RangeStore, error) {
 	if s.store == nil {
@@ -136,5 +139,23 @@ func (s *Server) checkLeaseOwner(owner string) error {
 	if strings.HasPrefix(owner, OwnerKeyPrefix4x) {
 		return badRequest("ownerKey %q: the prefix %q is reserved for the leases of the 4.x machine API", owner, OwnerKeyPrefix4x)
 	}
+	return nil
+}
+
+// storePing answers GET wire.PathPing: {} once the served store answered its own
+// Ping (a store.Pinger; a store that is not one, such as memory, has nothing to
+// reach). It lets an httpstore's Ping check the server, its token and the store
+// behind it at once, without writing anything.
+func (s *Server) storePing(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.rangeStore(r.Context())
+	if err != nil {
+		return err
+	}
+	if p, ok := st.(store.Pinger); ok {
+		if err := p.Ping(r.Context()); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
 	return nil
 }

@@ -8,21 +8,11 @@ import (
 	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
-// adminRoutes registers the admin operations of the store API (store.Admin), which
-// the operator's commands call through httpstore. They are served only when the
-// admin role has a token (WithRoleToken, WithToken), and need it. Delete is never
-// served: its contract is offline only, as a deleted key starts anew and would hand
-// out its ids again to generators still running.
-func (s *Server) adminRoutes() {
-	if !s.tokens[RoleAdmin].set {
-		return
-	}
-	s.handle("POST "+wire.PathKeys, s.adminKeys)
-	s.handle("POST "+wire.PathRaise, s.adminRaise)
-	s.handle("POST "+wire.PathSlots, s.adminSlots)
-	s.handle("POST "+wire.PathLeaseOf, s.adminLeaseOf)
-	s.handle("POST "+wire.PathRaiseFloor, s.adminRaiseFloor)
-}
+// The admin API of /v1/store/admin (store.Admin), which the operator's commands
+// call through httpstore. Its routes are served only when the admin role has a
+// token, and need it. Delete is never served: its contract is offline only, as a
+// deleted key starts anew and would hand out its ids again to generators still
+// running.
 
 // adminStore returns the store of the admin routes: 404 without a store, 501 when it
 // has no admin operations.

@@ -1,0 +1,223 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
+
+	"github.com/cosid-go/cosid/store/httpstore/wire"
+
+	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
+)
+
+// routes is every route of a Server, each with its policy beside its pattern: the
+// role whose token it needs, and its flags. Nothing else registers a route (mount),
+// and nothing reads a route's policy from its path, so a route under a new prefix
+// gets the policy its row gives, or does not compile without one.
+var routes = []route{
+	// Health, readiness and monitoring.
+	{"GET /healthz", roleOpen, 0, (*Server).healthz},
+	{"GET /readyz", roleOpen, 0, (*Server).readyz}, // details only with the monitor token
+	{"GET /metrics", RoleMonitor, 0, (*Server).serveMetrics},
+	{"GET /{$}", RoleMonitor, 0, (*Server).status},
+
+	// The ids (/v1): v1_ids.go.
+	{"GET /v1/generators", RoleIDs, 0, (*Server).inventory},
+	{patternNext, RoleIDs, issuesIDs, (*Server).nextRoute},
+	{"GET /v1/generators/{name}/range", RoleIDs, issuesIDs, (*Server).nextRange},
+	{"GET /v1/generators/{name}/decode", RoleIDs, 0, (*Server).decode},
+
+	// The store API of httpstore (/v1/store): v1_store.go.
+	{"POST " + wire.PathReserve, RoleStore, audited, (*Server).reserve},
+	{"POST " + wire.PathSeal, RoleStore, audited, (*Server).seal},
+	{"POST " + wire.PathAcquire, RoleStore, audited, (*Server).acquire},
+	{"POST " + wire.PathRenew, RoleStore, audited, (*Server).renew},
+	{"POST " + wire.PathRelease, RoleStore, audited, (*Server).release},
+	{"GET " + wire.PathPing, RoleStore, audited, (*Server).storePing},
+
+	// The admin API of the operator's commands: v1_admin.go. Never Delete: its
+	// contract is offline only.
+	{"POST " + wire.PathKeys, RoleAdmin, audited | withAdminToken, (*Server).adminKeys},
+	{"POST " + wire.PathRaise, RoleAdmin, audited | withAdminToken, (*Server).adminRaise},
+	{"POST " + wire.PathSlots, RoleAdmin, audited | withAdminToken, (*Server).adminSlots},
+	{"POST " + wire.PathLeaseOf, RoleAdmin, audited | withAdminToken, (*Server).adminLeaseOf},
+	{"POST " + wire.PathRaiseFloor, RoleAdmin, audited | withAdminToken, (*Server).adminRaiseFloor},
+
+	// The Connect API (gRPC, gRPC-Web, Connect) and gRPC's health and reflection:
+	// connect.go. Health is open, as /healthz is: a load balancer has no token.
+	// Reflection tells the public schema, but lists the services: the ids token.
+	{"/" + cosidv1connect.IdServiceName + "/", RoleIDs, rpc, (*Server).serveRPC},
+	{"/" + cosidv1connect.StoreServiceName + "/", RoleStore, rpc | audited, (*Server).serveRPC},
+	{"/" + grpchealth.HealthV1ServiceName + "/", roleOpen, rpc, (*Server).serveRPC},
+	{"/" + grpcreflect.ReflectV1ServiceName + "/", RoleIDs, rpc, (*Server).serveRPC},
+	{"/" + grpcreflect.ReflectV1AlphaServiceName + "/", RoleIDs, rpc, (*Server).serveRPC},
+
+	// CosId 4.x's API: compat4x.go. Its ids always; its segment and machine API,
+	// which 4.x clients call without a token, only with WithCompat4x.
+	{"GET /ids/{name}", RoleIDs, issuesIDs, (*Server).id4x},
+	{"GET /ids/as-string/{name}", RoleIDs, issuesIDs, (*Server).idAsString4x},
+	{"POST /segments/distributor/{namespace}/{name}", roleOpen, audited | form4x | withCompat4x, (*Server).createSegment4x},
+	{"PATCH /segments/{namespace}/{name}", roleOpen, audited | form4x | withCompat4x, (*Server).nextMaxID4x},
+	{"POST /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).distribute4x},
+	{"PATCH /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).guard4x},
+	{"DELETE /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).revert4x},
+}
+
+// route is a route of the server: its pattern (of http.ServeMux; a Connect
+// service's path prefix), the role whose token it needs, its flags and its handler.
+type route struct {
+	pattern string
+	role    Role
+	flags   routeFlags
+	serve   func(s *Server, w http.ResponseWriter, r *http.Request) error
+}
+
+// routeFlags are what a route does beside answering.
+type routeFlags uint8
+
+const (
+	// issuesIDs: the route hands out ids. A HEAD, which would take ids and drop
+	// them, is refused (a GET pattern also matches HEAD).
+	issuesIDs routeFlags = 1 << iota
+	// audited: every call goes to the audit log, a refused one too: the routes
+	// that change a store.
+	audited
+	// rpc: a Connect service, answered by the Connect handler of its path; its
+	// refusals are written in the protocol of the call, which a gRPC client reads.
+	rpc
+	// form4x: the route's errors take CosId 4.x's form (fail4x).
+	form4x
+	// withCompat4x: served only with WithCompat4x.
+	withCompat4x
+	// withAdminToken: served only when the admin role has a token.
+	withAdminToken
+)
+
+// serves reports whether s serves rt: a route of the 4.x segment and machine API
+// only with WithCompat4x, one of the admin API only with an admin token.
+func (s *Server) serves(rt route) bool {
+	switch {
+	case rt.flags&withCompat4x != 0 && !s.compat4x:
+		return false
+	case rt.flags&withAdminToken != 0 && !s.tokens[RoleAdmin].set:
+		return false
+	}
+	return true
+}
+
+// mount registers the routes of table that s serves on its mux, each with its
+// policy: it is the only place that registers a route. The /next route's policy is
+// also what ServeHTTP's fast path of it applies.
+func (s *Server) mount(table []route) error {
+	for _, rt := range table {
+		if !s.serves(rt) {
+			continue
+		}
+		if rt.flags&rpc != 0 && s.rpc[rt.pattern] == nil {
+			return fmt.Errorf("server: the route %q is a Connect service that has no handler", rt.pattern)
+		}
+		s.patterns = append(s.patterns, rt.pattern)
+		if rt.pattern == patternNext {
+			s.fastNext = rt.flags&audited == 0 // the fast path audits nothing
+			s.nextRole = rt.role
+		}
+		if rt.flags&rpc != 0 {
+			s.mux.HandleFunc(rt.pattern, s.rpcPolicy(rt))
+			continue
+		}
+		s.mux.HandleFunc(rt.pattern, s.policy(rt))
+	}
+	return nil
+}
+
+// policy returns the handler of rt: no caching, the audit log, the role's token,
+// HEAD refused on a route that issues ids, a strict query, then rt's handler, whose
+// error is answered as JSON (or in 4.x's form).
+func (s *Server) policy(rt route) http.HandlerFunc {
+	fail := s.fail
+	if rt.flags&form4x != 0 {
+		fail = s.fail4x
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		// Nothing this server answers may be served again from a cache: most
+		// answers carry ids or the state of a store.
+		w.Header()["Cache-Control"] = noStore
+		var err error
+		if rt.flags&audited != 0 {
+			// A refused call is logged too: an attempt is what an audit is for.
+			a := s.startAudit(r, rt.role)
+			defer func() { a.end(w, err) }()
+		}
+		if !s.allowed(r, rt.role) {
+			unauthorized(w, r, rt.role)
+			return
+		}
+		if rt.flags&issuesIDs != 0 && r.Method == http.MethodHead {
+			w.Header().Set("Allow", http.MethodGet)
+			writeError(w, http.StatusMethodNotAllowed, wire.CodeMethodNotAllowed,
+				"method HEAD not allowed; allowed: GET (a HEAD would take ids and drop them)")
+			return
+		}
+		if err = checkQuery(r.URL.RawQuery); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if err = rt.serve(s, w, r); err != nil {
+			fail(w, r, err)
+		}
+	}
+}
+
+// rpcOutcome carries the error of an audited call out of its handler to the audit
+// log, which sees only a 200 of a gRPC answer.
+type rpcOutcome struct{ err error }
+
+type rpcOutcomeKey struct{}
+
+// rpcPolicy returns the handler of rt, a Connect service: no caching, the audit log
+// (without the body: a binary message would show a lease's incarnation, which the
+// audit log never holds), the role's token, refused in the protocol of the call.
+func (s *Server) rpcPolicy(rt route) http.HandlerFunc {
+	errw := connect.NewErrorWriter()
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Cache-Control"] = noStore
+		if rt.flags&audited != 0 {
+			a := &auditCall{s: s, r: r, role: rt.role}
+			out := &rpcOutcome{}
+			r = r.WithContext(context.WithValue(r.Context(), rpcOutcomeKey{}, out))
+			defer func() { a.end(w, out.err) }()
+		}
+		if !s.allowed(r, rt.role) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cosid"`)
+			err := connect.NewError(connect.CodeUnauthenticated, errors.New("a valid bearer token is required"))
+			if errw.IsSupported(r) {
+				errw.Write(w, r, err)
+				return
+			}
+			unauthorized(w, r, rt.role)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/StreamRanges") {
+			w = &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+		}
+		if err := rt.serve(s, w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	}
+}
+
+// serveRPC answers a call of a Connect service with the handler of its path.
+func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) error {
+	h, ok := s.rpc[r.Pattern]
+	if !ok {
+		return fmt.Errorf("server: no Connect handler for the route %q", r.Pattern)
+	}
+	h.ServeHTTP(w, r)
+	return nil
+}

@@ -115,9 +115,8 @@ func (s *periodicGen) next() (string, error) {
 	return s.grouped.Encode(id)
 }
 
-func (s *periodicGen) nextInt() (int64, error) {
-	return 0, fmt.Errorf("%w: a periodic-segment generator's ids are text, a period and a value", ErrUnknownGenerator)
-}
+// ints is nil: a periodic segment's ids are text, a period and a value.
+func (s *periodicGen) ints() intGenerator { return nil }
 
 func (s *periodicGen) stats() []segment.Stats { return s.g.Stats() }
 func (s *periodicGen) lost(error) bool        { return false }

@@ -135,10 +135,10 @@ func (s *segmentGen) next() (string, error) {
 	return s.codec.Encode(v)
 }
 
-func (s *segmentGen) nextInt() (int64, error) { return s.g.Next() }
-func (s *segmentGen) stats() []segment.Stats  { return []segment.Stats{s.g.Stats()} }
-func (s *segmentGen) lost(error) bool         { return false }
-func (s *segmentGen) close() error            { return s.g.Close() }
+func (s *segmentGen) ints() intGenerator     { return s.g }
+func (s *segmentGen) stats() []segment.Stats { return []segment.Stats{s.g.Stats()} }
+func (s *segmentGen) lost(error) bool        { return false }
+func (s *segmentGen) close() error           { return s.g.Close() }
 
 // Segment returns the generator name of strategy segment, building it on first use:
 // opening its store under ctx. A keyed one's keys are reached through Source.

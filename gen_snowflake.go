@@ -233,8 +233,8 @@ func (s *snowflakeGen) next() (string, error) {
 	return s.codec.Encode(v)
 }
 
-func (s *snowflakeGen) nextInt() (int64, error) { return s.g.Next() }
-func (s *snowflakeGen) stats() []segment.Stats  { return nil }
+func (s *snowflakeGen) ints() intGenerator     { return s.g }
+func (s *snowflakeGen) stats() []segment.Stats { return nil }
 
 // lost drops a generator that lost its lease, so that the next call leases a slot
 // again.
@@ -258,7 +258,7 @@ func (rt *Runtime) Snowflake(ctx context.Context, name string) (*snowflake.Gener
 func (rt *Runtime) Lease(name string) (store.Lease, bool) {
 	if g := rt.gens[name]; g != nil {
 		if b := g.built.v.Load(); b != nil {
-			if s, ok := (*b).(*snowflakeGen); ok {
+			if s, ok := b.built.(*snowflakeGen); ok {
 				return s.g.Lease()
 			}
 		}

@@ -29,7 +29,7 @@ type generator struct {
 	plan   *plan
 	intIDs bool   // its strategy's ids are int64s (intIDs)
 	ranges ranger // its strategy, when it hands out ranges; nil else
-	built  lazy[built]
+	built  lazy[live]
 	keys   *keyedSet // a keyed template's live keys; nil when not keyed
 }
 
@@ -91,9 +91,9 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 		g := &generator{rt: rt, plan: p}
 		_, g.intIDs = p.impl.(intIDs)
 		g.ranges, _ = p.impl.(ranger)
-		g.built = lazy[built]{what: fmt.Sprintf("generator %q", p.name), now: o.now,
-			close: func(b *built) error { return (*b).close() },
-			open:  func(ctx context.Context) (*built, error) { return rt.build(ctx, p) }}
+		g.built = lazy[live]{what: fmt.Sprintf("generator %q", p.name), now: o.now,
+			close: func(b *live) error { return b.close() },
+			open:  func(ctx context.Context) (*live, error) { return rt.build(ctx, p) }}
 		if p.keyed {
 			g.keys = newKeyedSet(rt, g)
 		}
@@ -176,13 +176,13 @@ func (rt *Runtime) Stats(name string) Stats {
 		return st
 	}
 	if b := g.built.v.Load(); b != nil {
-		return Stats{Segments: (*b).stats()}
+		return Stats{Segments: b.stats()}
 	}
 	return Stats{}
 }
 
 // get returns the built generator, building it (and opening its store) when needed.
-func (g *generator) get(ctx context.Context) (*built, error) {
+func (g *generator) get(ctx context.Context) (*live, error) {
 	if b := g.built.v.Load(); b != nil {
 		return b, nil
 	}
@@ -199,7 +199,7 @@ func (g *generator) next(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	text, err := (*b).next()
+	text, err := b.next()
 	if err != nil {
 		return "", g.failed(b, err)
 	}
@@ -212,7 +212,7 @@ func (g *generator) nextInt(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := (*b).nextInt()
+	v, err := b.ints.Next()
 	if err != nil {
 		return 0, g.failed(b, err)
 	}
@@ -222,9 +222,9 @@ func (g *generator) nextInt(ctx context.Context) (int64, error) {
 // failed classifies an error of a built generator. A generator that cannot go on
 // (a snowflake that lost its lease) is dropped, so that the next call builds it
 // again.
-func (g *generator) failed(b *built, err error) error {
+func (g *generator) failed(b *live, err error) error {
 	switch {
-	case (*b).lost(err):
+	case b.lost(err):
 		if cerr := g.built.reset(b); cerr != nil {
 			g.rt.o.logger.Warn("cosid: closing a generator that lost its lease", "generator", g.plan.name, "error", cerr)
 		}
@@ -259,7 +259,7 @@ func builtAs[B built](ctx context.Context, rt *Runtime, name string, def *strate
 	if err != nil {
 		return zero, prefixed(err)
 	}
-	return (*b).(B), nil
+	return b.built.(B), nil
 }
 
 // plan returns the plan of the generator name, for planner.
@@ -321,7 +321,7 @@ func (rt *Runtime) Close() error {
 }
 
 // build makes the generator that p plans, on its store, which is open.
-func (rt *Runtime) build(ctx context.Context, p *plan) (*built, error) {
+func (rt *Runtime) build(ctx context.Context, p *plan) (*live, error) {
 	var st store.RangeStore
 	if p.store != "" {
 		b, err := rt.stores[p.store].get(ctx)
@@ -338,7 +338,7 @@ func (rt *Runtime) build(ctx context.Context, p *plan) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &b, nil
+	return &live{built: b, ints: b.ints()}, nil
 }
 
 // segmentOptions returns the options of a generator on segments of p: the

@@ -88,14 +88,15 @@ func (s Source) Next(ctx context.Context) (string, error) {
 // GeneratorInfo.IntIDs). A generator whose ids are text only, as a periodic
 // segment's, fails with an error wrapping ErrUnknownGenerator.
 func (s Source) NextInt(ctx context.Context) (int64, error) {
-	// The path of nearly every call, kept to what inlines: a built generator's id.
-	if g := s.g; g != nil && s.key == "" && g.intIDs {
-		if b := g.built.v.Load(); b != nil {
-			if v, err := (*b).nextInt(); err == nil {
-				return v, nil
-			} else {
-				return 0, prefixed(g.failed(b, err))
+	// The path of nearly every call, small enough to inline into the caller: the
+	// built generator's own Next, one load away.
+	if g := s.g; g != nil && s.key == "" {
+		if l := g.built.v.Load(); l != nil && l.ints != nil {
+			v, err := l.ints.Next()
+			if err != nil {
+				return 0, prefixed(g.failed(l, err))
 			}
+			return v, nil
 		}
 	}
 	return s.nextInt(ctx)
@@ -110,7 +111,7 @@ func (s Source) nextInt(ctx context.Context) (int64, error) {
 	if s.key != "" {
 		var v int64
 		err := s.withKey(ctx, func(b built) (err error) {
-			v, err = b.nextInt()
+			v, err = b.ints().Next()
 			return err
 		})
 		return v, err
@@ -141,7 +142,7 @@ func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	if err != nil {
 		return r, prefixed(err)
 	}
-	if r, err = s.g.ranges.nextRange(*b, n); err != nil {
+	if r, err = s.g.ranges.nextRange(b.built, n); err != nil {
 		return r, prefixed(s.g.failed(b, err))
 	}
 	return r, nil

@@ -91,6 +91,20 @@ type reserver interface {
 	batchPolicy() segment.BatchPolicy
 }
 
+// intGenerator is a generator of int64 ids: a segment.Generator, a
+// snowflake.Generator.
+type intGenerator interface {
+	Next() (int64, error)
+}
+
+// live is a built generator as the runtime holds it: its adapter, and the
+// generator of its int64 ids at hand, so that NextInt is that generator's Next
+// after a load, without a call of the adapter.
+type live struct {
+	built
+	ints intGenerator // nil for a strategy whose ids are text only
+}
+
 // strategyOf returns the definition of s, or nil.
 func strategyOf(s Strategy) *strategyDef {
 	for _, d := range strategyDefs {
@@ -106,8 +120,9 @@ func strategyOf(s Strategy) *strategyDef {
 type built interface {
 	// next returns the text of the next id.
 	next() (string, error)
-	// nextInt returns the next id of a strategy of intIDs; the others fail.
-	nextInt() (int64, error)
+	// ints returns the generator of the int64 ids of a strategy of intIDs; nil
+	// for the others.
+	ints() intGenerator
 	// stats returns the Stats of a generator on segments; nil for the others.
 	stats() []segment.Stats
 	// lost reports whether err, of next or nextInt, means the generator cannot go on

@@ -161,7 +161,7 @@ type GeneratorConfig struct {
 	Codec []CodecItem `yaml:"codec"`
 
 	// Keyed makes a segment or periodic-segment generator a template: every key a
-	// caller names (Runtime.NextKey, ?key= over HTTP) is a sequence of its own, at the
+	// caller names (Runtime.Source, ?key= over HTTP) is a sequence of its own, at the
 	// store key {namespace}/{name}/{key}, with this entry's policy and codec.
 	Keyed bool `yaml:"keyed"`
 	// MaxLiveKeys bounds the keys of a keyed generator open at once (default

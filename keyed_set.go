@@ -240,7 +240,7 @@ func (s *keyedSet) stats() (segment.Stats, bool) {
 	}
 	agg := segment.Stats{Key: s.g.plan.key, Reserves: s.retired.reserves, Failures: s.retired.failures}
 	s.mu.Unlock()
-	// Outside the lock: a generator's Stats takes its own, and NextKey must not wait
+	// Outside the lock: a generator's Stats takes its own, and a key's call must not wait
 	// for a sweep of every key.
 	for _, e := range entries {
 		for _, st := range e.b.stats() {

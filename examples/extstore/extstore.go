@@ -28,9 +28,6 @@ import (
 // WithTimeout sets another.
 const DefaultTimeout = 2 * time.Second
 
-// ErrClosed is returned by the methods of a closed Store.
-var ErrClosed = errors.New("extstore: store is closed")
-
 // Store keeps ranges and slot leases in a JSON file. It implements
 // store.RangeStore, store.SlotLeaseStore, store.Admin and store.Timeouter, and is
 // safe for concurrent use, also by several Stores and processes on one file.
@@ -81,7 +78,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 // Timeout implements store.Timeouter.
 func (s *Store) Timeout() time.Duration { return s.timeout }
 
-// Close implements store.RangeStore: later calls fail with ErrClosed. A call
+// Close implements store.RangeStore: later calls fail with store.ErrClosed. A call
 // already running ends first, since it holds its turn.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
@@ -96,10 +93,10 @@ func (s *Store) Close() error {
 }
 
 // begin is the start of every call (storekit.BeginCall): ctx bounded by the
-// store's timeout, or ErrClosed.
+// store's timeout, or store.ErrClosed.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, func() {}, ErrClosed
+		return ctx, func() {}, fmt.Errorf("extstore: %w", store.ErrClosed)
 	}
 	if err := ctx.Err(); err != nil {
 		return ctx, func() {}, err
@@ -156,7 +153,7 @@ func (s *Store) locked(ctx context.Context, exclusive bool, f func() error) erro
 	}
 	if s.closed.Load() {
 		turn.Give()
-		return ErrClosed
+		return fmt.Errorf("extstore: %w", store.ErrClosed)
 	}
 	got := make(chan error) // unbuffered: a send lands only if locked still waits
 	abandoned := make(chan struct{})

@@ -30,8 +30,6 @@ var (
 	// ErrCorrupt means a key under the store's prefix holds a value the store never
 	// writes: the store refuses to guess what it meant.
 	ErrCorrupt = errors.New("a key holds a value the store did not write")
-	// ErrClosed is returned by the methods of a closed Store.
-	ErrClosed = errors.New("store is closed")
 )
 
 // Store is a store.RangeStore and a store.SlotLeaseStore on an etcd v3 cluster. It is
@@ -160,7 +158,7 @@ func (s *Store) Close() error {
 // begin bounds ctx by the store's timeout, unless its deadline comes sooner.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, func() {}, ErrClosed
+		return ctx, func() {}, store.ErrClosed
 	}
 	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	if err := s.check(ctx); err != nil {

@@ -63,6 +63,7 @@ type Store struct {
 	tls     *tls.Config
 	client  *http.Client
 	owned   *http.Transport // closed by Close; nil with WithHTTPClient
+	closed  atomic.Bool
 }
 
 // Option configures a Store.
@@ -188,9 +189,10 @@ func (s *Store) URLs() []string { return append([]string(nil), s.bases...) }
 // Timeout reports the bound of every call.
 func (s *Store) Timeout() time.Duration { return s.timeout }
 
-// Close closes the idle connections of the Store's own client.
+// Close makes later calls fail with store.ErrClosed, and closes the idle
+// connections of the Store's own client.
 func (s *Store) Close() error {
-	if s.owned != nil {
+	if !s.closed.Swap(true) && s.owned != nil {
 		s.owned.CloseIdleConnections()
 	}
 	return nil
@@ -290,6 +292,9 @@ func (s *Store) call(ctx context.Context, path string, in, out any) error {
 // is reached (see the package's doc): each server once, or one server twice. It
 // returns the error of the server reached, or the errors of all, joined.
 func (s *Store) try(ctx context.Context, send func(ctx context.Context, base string) error) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
 	n := len(s.bases)
 	first := int(s.pref.Load())
 	var errs []error

@@ -5,7 +5,6 @@ package memstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -15,9 +14,6 @@ import (
 
 	"github.com/cosid-go/cosid/store/storekit"
 )
-
-// ErrClosed is returned by the methods of a closed Store.
-var ErrClosed = errors.New("memstore: store is closed")
 
 // Store is an in-memory store.RangeStore and store.SlotLeaseStore. Its zero value is
 // not usable; call New.
@@ -105,7 +101,7 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 	return nil
 }
 
-// Close implements store.RangeStore. Later calls of s fail with ErrClosed; its
+// Close implements store.RangeStore. Later calls of s fail with store.ErrClosed; its
 // siblings stay open.
 func (s *Store) Close() error {
 	s.closed.Store(true)
@@ -117,7 +113,7 @@ func (s *Store) check(ctx context.Context) error {
 		return fmt.Errorf("memstore: %w", err)
 	}
 	if s.closed.Load() {
-		return ErrClosed
+		return fmt.Errorf("memstore: %w", store.ErrClosed)
 	}
 	return nil
 }

@@ -34,8 +34,6 @@ var (
 	// ErrCorrupt means a document of the store's collections holds fields the store
 	// never writes: the store refuses to guess what they meant.
 	ErrCorrupt = errors.New("a document holds fields the store did not write")
-	// ErrClosed is returned by the methods of a closed Store.
-	ErrClosed = errors.New("store is closed")
 )
 
 // Store is a store.RangeStore and a store.SlotLeaseStore on a MongoDB database. It is
@@ -173,7 +171,7 @@ func (s *Store) Close() error {
 // begin bounds ctx by the store's timeout, unless its deadline comes sooner.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, func() {}, ErrClosed
+		return ctx, func() {}, store.ErrClosed
 	}
 	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	if err := s.gate.check(ctx, s.db, s.name); err != nil {

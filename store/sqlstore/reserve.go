@@ -134,7 +134,7 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 // function ends both.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, nil, ErrClosed
+		return ctx, nil, store.ErrClosed
 	}
 	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	if s.writer == nil {

@@ -24,8 +24,6 @@ var (
 	// that rewrites or loses last_insert_id, or that splits reads from writes, use
 	// FetchTransaction.
 	ErrLostValue = errors.New("the database reported no value for the reservation; behind an SQL proxy, use fetchPlan transaction")
-	// ErrClosed is returned by the methods of a closed Store.
-	ErrClosed = errors.New("store is closed")
 )
 
 // Store is a store.RangeStore and a store.SlotLeaseStore on a database/sql database.

@@ -29,8 +29,6 @@ var (
 	// ErrCorrupt means a znode under the store's root holds data the store never
 	// writes: the store refuses to guess what it meant.
 	ErrCorrupt = errors.New("a znode holds data the store did not write")
-	// ErrClosed is returned by the methods of a closed Store.
-	ErrClosed = errors.New("store is closed")
 )
 
 // Store is a store.RangeStore, a store.SlotLeaseStore and a store.Admin on a ZooKeeper
@@ -158,7 +156,7 @@ func (s *Store) Close() error {
 // begin bounds ctx by the store's timeout, unless its deadline comes sooner.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, func() {}, ErrClosed
+		return ctx, func() {}, store.ErrClosed
 	}
 	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	return ctx, cancel, nil

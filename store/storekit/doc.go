@@ -71,6 +71,13 @@
 //	DecodeExact         a request, refusing besides keys in another case and keys
 //	                    given twice
 //
+// Configuration, for a store that configuration files open by their type:
+//
+//	Opener              the store.Type of Register from a parse of the settings,
+//	                    which Check and Open share (no I/O: a configuration loads
+//	                    while its stores are down), and a dial, which only Open
+//	                    runs, within the entry's timeout, its errors naming the entry
+//
 // # Writing a store
 //
 // A new store implements store.RangeStore, and store.SlotLeaseStore and store.Admin

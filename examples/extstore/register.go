@@ -22,13 +22,9 @@ type specConfig struct {
 	Timeout time.Duration `yaml:"timeout"`
 }
 
-// parseSpec checks the settings of spec without I/O and returns them with their
+// parseSpec checks c, the settings of spec, without I/O and returns them with their
 // facts. Its errors name the field of spec at fault and the values it allows.
-func parseSpec(spec store.Spec) (specConfig, store.Facts, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return c, store.Facts{}, err
-	}
+func parseSpec(spec store.Spec, c specConfig) (specConfig, store.Facts, error) {
 	if c.Path == "" {
 		return c, store.Facts{}, spec.Invalid("path", "missing; want the file that holds the ranges and leases, such as ids.json")
 	}

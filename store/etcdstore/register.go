@@ -57,14 +57,10 @@ type parsed struct {
 	opts   []Option
 }
 
-// parseSpec checks the settings of spec without I/O (it reads password-file and the
-// TLS files) and returns them with their facts. Its errors name the field of spec
-// at fault and the values it allows.
-func parseSpec(spec store.Spec) (parsed, store.Facts, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, store.Facts{}, err
-	}
+// parseSpec checks c, the settings of spec, without I/O (it reads password-file
+// and the TLS files) and returns them with their facts. Its errors name the field
+// of spec at fault and the values it allows.
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	bad := spec.Invalid
 	if len(c.Endpoints) == 0 {
 		return parsed{}, store.Facts{}, bad("endpoints", "missing; want a list of the cluster's client addresses, such as [127.0.0.1:2379]")

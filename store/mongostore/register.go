@@ -52,14 +52,10 @@ type parsed struct {
 	opts     []Option
 }
 
-// parseSpec checks the settings of spec without I/O and returns them with their
+// parseSpec checks c, the settings of spec, without I/O and returns them with their
 // facts. Its errors name the field of spec at fault and the values it allows; they
 // never repeat the URI, which may hold a password.
-func parseSpec(spec store.Spec) (parsed, store.Facts, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, store.Facts{}, err
-	}
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	bad := spec.Invalid
 	if c.URI == "" {
 		return parsed{}, store.Facts{}, bad("uri", "missing; want a MongoDB connection string such as mongodb://127.0.0.1:27017/")

@@ -56,14 +56,10 @@ type parsed struct {
 	cfg    config
 }
 
-// parseSpec checks the settings of spec without I/O (it reads password-file) and
+// parseSpec checks c, the settings of spec, without I/O (it reads password-file) and
 // returns them with their facts. Its errors name the field of spec at fault and the
 // values it allows.
-func parseSpec(spec store.Spec) (parsed, store.Facts, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, store.Facts{}, err
-	}
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	uo, cfg, err := c.client(spec)
 	if err != nil {
 		return parsed{}, store.Facts{}, err

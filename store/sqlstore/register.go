@@ -55,14 +55,10 @@ type parsed struct {
 	opts        []Option
 }
 
-// parseSpec checks the settings of spec without I/O (it reads dsn-file and
+// parseSpec checks c, the settings of spec, without I/O (it reads dsn-file and
 // password-file) and returns them with their facts. Its errors name the field of
 // spec at fault and the values it allows.
-func parseSpec(spec store.Spec) (parsed, store.Facts, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, store.Facts{}, err
-	}
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	bad := spec.Invalid
 	switch {
 	case c.Driver == "":

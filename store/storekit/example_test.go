@@ -143,17 +143,13 @@ type memoSettings struct {
 	Timeout time.Duration `yaml:"timeout"`
 }
 
-// A configuration type parses its settings alike for Check and for Open, and only
-// Open dials. In a store package, init registers it:
+// A configuration type checks its settings, decoded by Opener, alike for Check and
+// for Open, and only Open dials. In a store package, init registers it:
 // store.Register("memo", storekit.Opener(parse, dial)). memstore stands in for the
 // client and store that a real dial makes.
 func ExampleOpener() {
 	const defaultTimeout = 2 * time.Second
-	parse := func(spec store.Spec) (memoSettings, store.Facts, error) {
-		var s memoSettings
-		if err := spec.DecodeSettings(&s); err != nil {
-			return s, store.Facts{}, err
-		}
+	parse := func(spec store.Spec, s memoSettings) (memoSettings, store.Facts, error) {
 		if s.Addr == "" {
 			return s, store.Facts{}, spec.Invalid("addr", "missing; want the server's host:port")
 		}

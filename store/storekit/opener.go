@@ -8,16 +8,19 @@ import (
 )
 
 // Opener returns the store.Type of a configuration type from its two halves: parse,
-// which reads an entry's settings, and dial, which opens a store from what parse
+// which checks an entry's settings, and dial, which opens a store from what parse
 // made of them. A store package registers it from init:
 //
-//	func init() { store.Register("etcd", storekit.Opener(parse, dial)) }
+//	func init() { store.Register("etcd", storekit.Opener(parseSpec, dialSpec)) }
 //
-// parse decodes and checks the settings (spec.DecodeSettings, spec.Invalid,
-// spec.Timeout) and returns them as the store needs them, P, with their Facts. It
-// does no I/O beyond reading the local files the settings name, such as a password
-// file, so that a configuration loads while its stores are down. Its errors name
-// the setting at fault, and Opener passes them on as they are.
+// Opener decodes the settings into a C, a struct with yaml field tags, with
+// spec.DecodeSettings: every type refuses a key it does not know, and reads a
+// relative store.File from the configuration's directory, alike, and parse gets the
+// settings decoded. parse checks them (spec.Invalid, spec.Timeout) and returns them
+// as the store needs them, P, with their Facts. It does no I/O beyond reading the
+// local files the settings name, such as a password file, so that a configuration
+// loads while its stores are down. Its errors name the setting at fault, and Opener
+// passes them on as they are.
 //
 // dial opens the store of p, parse's answer for spec: it makes the client and the
 // store, and closes the client again when the store cannot be made. Its errors are
@@ -27,22 +30,30 @@ import (
 // checks its server at open gives up when one of its calls would), and when Open
 // returns, so no client made by dial may keep it.
 //
-// The Type's Check is parse alone; its Open parses again, then dials. Check's
-// errors are therefore Open's for the same settings, as store.Type asks.
-func Opener[P any](parse func(spec store.Spec) (P, store.Facts, error), dial func(ctx context.Context, spec store.Spec, p P) (store.RangeStore, error)) store.Type {
+// The Type's Check decodes and parses; its Open does the same again, then dials.
+// Check's errors are therefore Open's for the same settings, as store.Type asks.
+func Opener[C, P any](parse func(spec store.Spec, settings C) (P, store.Facts, error), dial func(ctx context.Context, spec store.Spec, p P) (store.RangeStore, error)) store.Type {
 	if parse == nil || dial == nil {
 		panic("storekit: Opener needs a parse and a dial")
 	}
+	decodeAndParse := func(spec store.Spec) (P, store.Facts, error) {
+		var settings C
+		if err := spec.DecodeSettings(&settings); err != nil {
+			var none P
+			return none, store.Facts{}, err
+		}
+		return parse(spec, settings)
+	}
 	return store.Type{
 		Check: func(spec store.Spec) (store.Facts, error) {
-			_, facts, err := parse(spec)
+			_, facts, err := decodeAndParse(spec)
 			if err != nil {
 				return store.Facts{}, err
 			}
 			return facts, nil
 		},
 		Open: func(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
-			p, facts, err := parse(spec)
+			p, facts, err := decodeAndParse(spec)
 			if err != nil {
 				return nil, err
 			}

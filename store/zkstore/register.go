@@ -44,13 +44,9 @@ type parsed struct {
 	opts    []Option
 }
 
-// parseSpec checks the settings of spec without I/O and returns them with their
+// parseSpec checks c, the settings of spec, without I/O and returns them with their
 // facts. Its errors name the field of spec at fault and the values it allows.
-func parseSpec(spec store.Spec) (parsed, store.Facts, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, store.Facts{}, err
-	}
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	bad := spec.Invalid
 	if len(c.Servers) == 0 {
 		return parsed{}, store.Facts{}, bad("servers", "missing; want a list of the ensemble's client addresses, such as [127.0.0.1:2181]")

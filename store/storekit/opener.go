@@ -13,14 +13,14 @@ import (
 //
 //	func init() { store.Register("etcd", storekit.Opener(parseSpec, dialSpec)) }
 //
-// Opener decodes the settings into a C, a struct with yaml field tags, with
-// spec.DecodeSettings: every type refuses a key it does not know, and reads a
-// relative store.File from the configuration's directory, alike, and parse gets the
-// settings decoded. parse checks them (spec.Invalid, spec.Timeout) and returns them
-// as the store needs them, P, with their Facts. It does no I/O beyond reading the
-// local files the settings name, such as a password file, so that a configuration
-// loads while its stores are down. Its errors name the setting at fault, and Opener
-// passes them on as they are.
+// Opener decodes the settings with spec.DecodeSettings into C, a struct with yaml
+// field tags, so that every type refuses a key it does not know and reads a
+// relative store.File from the configuration's directory alike. parse checks the
+// decoded settings (spec.Invalid, spec.Timeout) and returns them as the store needs
+// them, P, with their Facts. It does no I/O beyond reading the local files the
+// settings name, such as a password file, so that a configuration loads while its
+// stores are down. Its errors name the setting at fault, and Opener passes them on
+// as they are.
 //
 // dial opens the store of p, parse's answer for spec: it makes the client and the
 // store, and closes the client again when the store cannot be made. Its errors are
@@ -32,7 +32,10 @@ import (
 //
 // The Type's Check decodes and parses; its Open does the same again, then dials.
 // Check's errors are therefore Open's for the same settings, as store.Type asks.
-func Opener[C, P any](parse func(spec store.Spec, settings C) (P, store.Facts, error), dial func(ctx context.Context, spec store.Spec, p P) (store.RangeStore, error)) store.Type {
+func Opener[C, P any](
+	parse func(spec store.Spec, settings C) (P, store.Facts, error),
+	dial func(ctx context.Context, spec store.Spec, p P) (store.RangeStore, error),
+) store.Type {
 	if parse == nil || dial == nil {
 		panic("storekit: Opener needs a parse and a dial")
 	}

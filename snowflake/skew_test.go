@@ -289,7 +289,7 @@ func TestNew_StoreErrorsAreNotConfigurationErrors(t *testing.T) {
 		want error
 	}{
 		{"NoFreeSlot", full, store.ErrNoFreeSlot},
-		{"StoreClosed", closed, memstore.ErrClosed},
+		{"StoreClosed", closed, store.ErrClosed},
 		{"StoreUnreachable", sqlLike, errStoreDown},
 	}
 	for _, tc := range tests {

@@ -88,6 +88,11 @@ var (
 	// match ErrUnavailable: an operator must act, and the message says what to run
 	// or which setting creates them.
 	ErrNotSetUp = errors.New("store not set up")
+	// ErrClosed is wrapped by the error of every call of a store after its Close.
+	// Calling again never succeeds, and it is no outage: it does not match
+	// ErrUnavailable. Each store wraps it with its package's prefix, such as
+	// "etcdstore: store closed".
+	ErrClosed = errors.New("store closed")
 )
 
 // Sentinel returns a sentinel error of its own, with the message msg, that also

@@ -1,14 +1,3 @@
-// Package extstore is a CosId store written the way a store outside the CosId
-// repository is written: against the public packages store, store/storekit and
-// store/storetest only. It keeps ranges and slot leases in one JSON file, which every
-// call reads, changes and replaces whole while it holds an OS lock on a file beside
-// it, so that several processes on one host share the file safely. A call's change
-// is durable (the new file is synced and renamed over the old, and the directory
-// synced) before the call answers.
-//
-// It is small rather than fast (every call rewrites the file), and the store clock
-// is the host's, which every process on the host shares. The lock is flock(2), so
-// the store runs on Unix systems only, on a local file system.
 package extstore
 
 import (
@@ -23,13 +12,6 @@ import (
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/storekit"
 )
-
-// DefaultTimeout bounds every call, the wait for the lock included, unless
-// WithTimeout sets another.
-const DefaultTimeout = 2 * time.Second
-
-// ErrClosed is returned by the methods of a closed Store.
-var ErrClosed = errors.New("extstore: store is closed")
 
 // Store keeps ranges and slot leases in a JSON file. It implements
 // store.RangeStore, store.SlotLeaseStore, store.Admin and store.Timeouter, and is
@@ -48,17 +30,6 @@ var (
 	_ store.SlotLeaseStore = (*Store)(nil)
 	_ store.Timeouter      = (*Store)(nil)
 )
-
-// Option configures a Store.
-type Option func(*Store)
-
-// WithTimeout bounds every call by d instead of DefaultTimeout.
-func WithTimeout(d time.Duration) Option { return func(s *Store) { s.timeout = d } }
-
-// WithClock sets the store clock, which judges lease expiry and stamps
-// Lease.StoreNow (default time.Now). Every Store on one file must read the same
-// clock: tests pass a fake one to move store time without waiting.
-func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // Open returns a Store on the file at path, which it creates on its first write.
 // It opens (or creates) the lock file path+".lock", and writes nothing else yet.
@@ -81,7 +52,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 // Timeout implements store.Timeouter.
 func (s *Store) Timeout() time.Duration { return s.timeout }
 
-// Close implements store.RangeStore: later calls fail with ErrClosed. A call
+// Close implements store.RangeStore: later calls fail with store.ErrClosed. A call
 // already running ends first, since it holds its turn.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
@@ -96,10 +67,10 @@ func (s *Store) Close() error {
 }
 
 // begin is the start of every call (storekit.BeginCall): ctx bounded by the
-// store's timeout, or ErrClosed.
+// store's timeout, or store.ErrClosed.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, func() {}, ErrClosed
+		return ctx, func() {}, fmt.Errorf("extstore: %w", store.ErrClosed)
 	}
 	if err := ctx.Err(); err != nil {
 		return ctx, func() {}, err
@@ -156,7 +127,7 @@ func (s *Store) locked(ctx context.Context, exclusive bool, f func() error) erro
 	}
 	if s.closed.Load() {
 		turn.Give()
-		return ErrClosed
+		return fmt.Errorf("extstore: %w", store.ErrClosed)
 	}
 	got := make(chan error) // unbuffered: a send lands only if locked still waits
 	abandoned := make(chan struct{})

@@ -98,6 +98,7 @@ func TestErrors_OneErrUnavailable(t *testing.T) {
 		{"store.ErrNotSetUp", store.ErrNotSetUp, false},
 		{"segment.ErrClosed", segment.ErrClosed, false},
 		{"snowflake.ErrClosed", snowflake.ErrClosed, false},
+		{"store.ErrClosed", store.ErrClosed, false},
 	} {
 		wrapped := fmt.Errorf("generator %q: %w", "x", tc.err)
 		if got := errors.Is(wrapped, cosid.ErrUnavailable); got != tc.outage {

@@ -77,7 +77,7 @@ func TestNew_BadInputFailsAtStart(t *testing.T) {
 }
 
 // TestNew_LeavesGivenDBOpen checks that closing a Store leaves the *sql.DB given to
-// New open, and that a closed Store fails with ErrClosed.
+// New open, and that a closed Store fails with store.ErrClosed.
 func TestNew_LeavesGivenDBOpen(t *testing.T) {
 	db := openDB(t, backend{driver: "sqlite"}, filepath.Join(t.TempDir(), "own.db"))
 	st, err := sqlstore.New(db, time.Second, sqlstore.WithInitSchema(true))
@@ -90,8 +90,8 @@ func TestNew_LeavesGivenDBOpen(t *testing.T) {
 	if err := db.Ping(); err != nil {
 		t.Errorf("the *sql.DB given to New was closed: %v", err)
 	}
-	if _, err := st.Reserve(t.Context(), "k", 1, 0); !errors.Is(err, sqlstore.ErrClosed) {
-		t.Errorf("Reserve on a closed store: %v, want ErrClosed", err)
+	if _, err := st.Reserve(t.Context(), "k", 1, 0); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Reserve on a closed store: %v, want store.ErrClosed", err)
 	}
 }
 

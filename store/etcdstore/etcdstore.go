@@ -5,22 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/storekit"
 )
-
-// DefaultPrefix is the prefix of every key of a store made without WithPrefix.
-const DefaultPrefix = "/cosid/"
-
-// DefaultTimeout bounds every call of a store made without WithTimeout.
-const DefaultTimeout = 2 * time.Second
 
 var (
 	// ErrContention means a reservation or a seal lost its compare-and-swap to other
@@ -30,8 +22,6 @@ var (
 	// ErrCorrupt means a key under the store's prefix holds a value the store never
 	// writes: the store refuses to guess what it meant.
 	ErrCorrupt = errors.New("a key holds a value the store did not write")
-	// ErrClosed is returned by the methods of a closed Store.
-	ErrClosed = errors.New("store is closed")
 )
 
 // Store is a store.RangeStore and a store.SlotLeaseStore on an etcd v3 cluster. It is
@@ -57,44 +47,6 @@ var (
 	_ store.SlotLeaseStore = (*Store)(nil)
 	_ store.Timeouter      = (*Store)(nil)
 )
-
-// Option configures a Store.
-type Option func(*config)
-
-type config struct {
-	prefix  string
-	timeout time.Duration
-	logger  *slog.Logger
-	now     func() time.Time
-	// unsafeVersion: WithUnsafeVersion.
-	unsafeVersion bool
-}
-
-// WithPrefix puts every key of the store under prefix (default DefaultPrefix), so
-// that tenants and tests share one cluster. The prefix must be 1–128 bytes of UTF-8
-// without NUL; it is used as given, so end it with "/".
-func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
-
-// WithTimeout bounds every call of the store, its retries included (default
-// DefaultTimeout).
-func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
-
-// WithLogger sets the logger of the store's own events, such as an etcd lease it
-// could not revoke (default slog.Default()). A nil logger logs nothing.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l == nil {
-			l = slog.New(slog.DiscardHandler)
-		}
-		c.logger = l
-	}
-}
-
-// withClock makes the store read now for the times of its answers. Tests only:
-// etcd, not this clock, decides when a lease expires.
-func withClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
-
-const maxPrefixLen = 128
 
 // New returns a Store on client, which the application owns: Close leaves it open.
 // New does no I/O, so that a program starts while the cluster is down; the first
@@ -133,15 +85,6 @@ func newStore(client *clientv3.Client, owned bool, opts []Option) (*Store, error
 	return s, nil
 }
 
-// checkPrefix reports a prefix that WithPrefix does not allow, with an error wrapping
-// store.ErrInvalidArgument.
-func checkPrefix(p string) error {
-	if p == "" || len(p) > maxPrefixLen || !utf8.ValidString(p) || strings.IndexByte(p, 0) >= 0 {
-		return fmt.Errorf("%w: prefix %.40q must be 1–%d bytes of UTF-8 without NUL", store.ErrInvalidArgument, p, maxPrefixLen)
-	}
-	return nil
-}
-
 // Prefix returns the prefix of the store's keys.
 func (s *Store) Prefix() string { return s.prefix }
 
@@ -160,7 +103,7 @@ func (s *Store) Close() error {
 // begin bounds ctx by the store's timeout, unless its deadline comes sooner.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, func() {}, ErrClosed
+		return ctx, func() {}, store.ErrClosed
 	}
 	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	if err := s.check(ctx); err != nil {

@@ -20,11 +20,6 @@ import (
 // WithUnsafeVersion (options: { allowUnsafeVersion: true }) accepts it.
 var ErrUnsafeVersion = errors.New("an etcd member runs a release that can lose acknowledged writes after a crash")
 
-// WithUnsafeVersion makes the store accept members that run etcd 3.5.0 to 3.5.2,
-// which can lose acknowledged writes after a crash; the store logs a warning when it
-// finds one.
-func WithUnsafeVersion() Option { return func(c *config) { c.unsafeVersion = true } }
-
 // unsafeVersion reports whether an etcd release is one of those with the known loss.
 func unsafeVersion(v string) bool {
 	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)

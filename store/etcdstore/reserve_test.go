@@ -208,7 +208,7 @@ func TestNew_BadOptions(t *testing.T) {
 }
 
 // TestClose_LeavesClientOpen closes a store on the application's client: its calls
-// fail with ErrClosed, and the client still serves.
+// fail with store.ErrClosed, and the client still serves.
 func TestClose_LeavesClientOpen(t *testing.T) {
 	ep := endpoint(t)
 	c := newClient(t, ep)
@@ -219,11 +219,11 @@ func TestClose_LeavesClientOpen(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Reserve(t.Context(), "k", 1, 0); !errors.Is(err, etcdstore.ErrClosed) {
-		t.Errorf("Reserve after Close: %v, want ErrClosed", err)
+	if _, err := st.Reserve(t.Context(), "k", 1, 0); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Reserve after Close: %v, want store.ErrClosed", err)
 	}
-	if _, err := st.Acquire(t.Context(), leaseRequest("ns", "a", time.Minute)); !errors.Is(err, etcdstore.ErrClosed) {
-		t.Errorf("Acquire after Close: %v, want ErrClosed", err)
+	if _, err := st.Acquire(t.Context(), leaseRequest("ns", "a", time.Minute)); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Acquire after Close: %v, want store.ErrClosed", err)
 	}
 	if _, err := c.Get(t.Context(), "/cosid-test/"); err != nil {
 		t.Errorf("the client after the store's Close: %v", err)

@@ -1,29 +1,3 @@
-// Package httpstore is the store type http ("proxy" in CosId 4.x): a RangeStore and
-// SlotLeaseStore whose backend is a cosid serve, reached over its store API
-// (/v1/store/…). Many processes share the server's store through any number of
-// servers; the servers keep no state, so it does not matter which one a call reaches.
-//
-// A Store may know several servers (NewServers, urls: in the configuration). A call
-// goes to the server that last answered, and on to the next only when it did not
-// reach a server: no connection could be made to it (the dial failed: refused, timed
-// out, no such host), or the transport reports that it failed while getting a
-// connection, before any of the request was written (a TLS handshake). A call that
-// reached a server may have taken effect, so whatever the server answered, or if the
-// connection broke after the request went out (the outcome is unknown), the call is
-// not sent again to this or any other server: nothing is reserved twice, and the
-// generators above a store retry with backoff anyway. With one server, a call that
-// did not reach it is tried once more.
-//
-// A Store trusts its server only so far: it follows no redirect (its token would go
-// along), refuses a URL with a user name or password in it (which would show in
-// every error), and checks the ranges and leases it is answered before it returns
-// them.
-//
-// Configuration (type http):
-//
-//	stores:
-//	  ids: { type: http, url: "https://ids.internal:8686", token-file: /run/secrets/cosid, timeout: 3s }
-//	  fleet: { type: http, urls: ["https://ids-a.internal:8686", "https://ids-b.internal:8686"], token-file: /run/secrets/cosid }
 package httpstore
 
 import (
@@ -44,11 +18,7 @@ import (
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/httpstore/wire"
-	"github.com/cosid-go/cosid/store/storekit"
 )
-
-// DefaultTimeout bounds every call of a Store without WithTimeout.
-const DefaultTimeout = 5 * time.Second
 
 // maxAnswer is the largest answer body a Store reads.
 const maxAnswer = 1 << 20
@@ -63,26 +33,8 @@ type Store struct {
 	tls     *tls.Config
 	client  *http.Client
 	owned   *http.Transport // closed by Close; nil with WithHTTPClient
+	closed  atomic.Bool
 }
-
-// Option configures a Store.
-type Option func(*Store)
-
-// WithToken sends token as the bearer token of every call.
-func WithToken(token string) Option { return func(s *Store) { s.token = token } }
-
-// WithTimeout bounds every call, including its retry (default DefaultTimeout). It
-// must exceed the server's own store timeout, or a generator may give up on a
-// reservation that the server still makes.
-func WithTimeout(d time.Duration) Option { return func(s *Store) { s.timeout = d } }
-
-// WithTLSConfig sets the TLS configuration of an https URL, such as the CA that
-// signed the server's certificate. WithHTTPClient overrides it.
-func WithTLSConfig(cfg *tls.Config) Option { return func(s *Store) { s.tls = cfg } }
-
-// WithHTTPClient makes the calls with c's transport, cookie jar and timeout instead
-// of a client of the Store's own; c's redirect policy is replaced by none.
-func WithHTTPClient(c *http.Client) Option { return func(s *Store) { s.client = c } }
 
 // noRedirect answers a redirect as the answer itself: a Store follows none, so that
 // its token and body reach no other server or port.
@@ -188,81 +140,11 @@ func (s *Store) URLs() []string { return append([]string(nil), s.bases...) }
 // Timeout reports the bound of every call.
 func (s *Store) Timeout() time.Duration { return s.timeout }
 
-// Close closes the idle connections of the Store's own client.
+// Close makes later calls fail with store.ErrClosed, and closes the idle
+// connections of the Store's own client.
 func (s *Store) Close() error {
-	if s.owned != nil {
+	if !s.closed.Swap(true) && s.owned != nil {
 		s.owned.CloseIdleConnections()
-	}
-	return nil
-}
-
-// Reserve implements store.RangeStore.
-func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
-	if err := storekit.CheckReserve(key, size, initialOffset); err != nil {
-		return store.Range{}, fmt.Errorf("httpstore: %w", err)
-	}
-	var r wire.Range
-	err := s.call(ctx, wire.PathReserve, wire.ReserveRequest{Key: key, Size: size, InitialOffset: initialOffset}, &r)
-	if err != nil {
-		return store.Range{}, fmt.Errorf("httpstore: reserve %d of %q: %w", size, key, err)
-	}
-	if r.Start < 0 || r.End-r.Start != size {
-		return store.Range{}, fmt.Errorf("httpstore: reserve %d of %q: %s: %w: the server answered %v, want %d values from a start ≥ 0",
-			size, key, s.server(), wire.ErrRemote, store.Range(r), size)
-	}
-	return store.Range(r), nil
-}
-
-// Seal implements store.RangeStore.
-func (s *Store) Seal(ctx context.Context, key string) error {
-	if err := store.CheckKey(key); err != nil {
-		return fmt.Errorf("httpstore: %w", err)
-	}
-	if err := s.call(ctx, wire.PathSeal, wire.SealRequest{Key: key}, nil); err != nil {
-		return fmt.Errorf("httpstore: seal %q: %w", key, err)
-	}
-	return nil
-}
-
-// Acquire implements store.SlotLeaseStore.
-func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
-	if err := store.CheckLeaseRequest(req); err != nil {
-		return store.Lease{}, fmt.Errorf("httpstore: acquire: %w", err)
-	}
-	var l wire.Lease
-	if err := s.call(ctx, wire.PathAcquire, wire.FromLeaseRequest(req), &l); err != nil {
-		return store.Lease{}, fmt.Errorf("httpstore: acquire a slot of %q for %q: %w", req.Namespace, req.OwnerKey, err)
-	}
-	if l.Slot < 0 || l.Slot >= req.Limit || l.Namespace != req.Namespace || l.OwnerKey != req.OwnerKey || l.Incarnation == "" || l.Fence < 1 {
-		return store.Lease{}, fmt.Errorf("httpstore: acquire a slot of %q for %q: %s: %w: the server answered slot %d (fence %d, incarnation %q) of %q for %q, want a slot in [0, %d) of the namespace and owner asked for",
-			req.Namespace, req.OwnerKey, s.server(), wire.ErrRemote, l.Slot, l.Fence, l.Incarnation, l.Namespace, l.OwnerKey, req.Limit)
-	}
-	return l.Store(), nil
-}
-
-// Renew implements store.SlotLeaseStore.
-func (s *Store) Renew(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
-	if err := storekit.CheckRenew(l, ttl); err != nil {
-		return store.Lease{}, fmt.Errorf("httpstore: renew: %w", err)
-	}
-	var out wire.Lease
-	if err := s.call(ctx, wire.PathRenew, wire.RenewRequest{Lease: wire.FromLease(l), TTL: ttl.String()}, &out); err != nil {
-		return store.Lease{}, fmt.Errorf("httpstore: renew slot %d of %q: %w", l.Slot, l.Namespace, err)
-	}
-	if got := out.Store(); got.Slot != l.Slot || got.Fence != l.Fence || got.Incarnation != l.Incarnation || got.OwnerKey != l.OwnerKey || got.Namespace != l.Namespace {
-		return store.Lease{}, fmt.Errorf("httpstore: renew slot %d of %q: %s: %w: the server answered slot %d (fence %d) of %q for %q, want the lease renewed",
-			l.Slot, l.Namespace, s.server(), wire.ErrRemote, got.Slot, got.Fence, got.Namespace, got.OwnerKey)
-	}
-	return out.Store(), nil
-}
-
-// Release implements store.SlotLeaseStore.
-func (s *Store) Release(ctx context.Context, l store.Lease, lastUsedMs int64) error {
-	if err := storekit.CheckLease(l); err != nil {
-		return fmt.Errorf("httpstore: release: %w", err)
-	}
-	if err := s.call(ctx, wire.PathRelease, wire.ReleaseRequest{Lease: wire.FromLease(l), LastUsedMs: lastUsedMs}, nil); err != nil {
-		return fmt.Errorf("httpstore: release slot %d of %q: %w", l.Slot, l.Namespace, err)
 	}
 	return nil
 }
@@ -290,6 +172,9 @@ func (s *Store) call(ctx context.Context, path string, in, out any) error {
 // is reached (see the package's doc): each server once, or one server twice. It
 // returns the error of the server reached, or the errors of all, joined.
 func (s *Store) try(ctx context.Context, send func(ctx context.Context, base string) error) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
 	n := len(s.bases)
 	first := int(s.pref.Load())
 	var errs []error

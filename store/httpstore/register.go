@@ -8,82 +8,80 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-// settings are the configuration keys of type http.
-type settings struct {
+// The configuration type "http" opens a Store on servers that share one store; the
+// Store makes no call until it is used.
+func init() { store.Register("http", storekit.Opener(parseSpec, dialSpec)) }
+
+// specConfig is the configuration of a store of type http:
+//
+//	type: http
+//	url: https://ids.internal:8686   # one server; or urls: [a, b], servers on one store, tried in turn
+//	token-file: /run/secrets/cosid   # the bearer token (optional)
+//	timeout: 5s
+//
+// A relative token-file is read from the configuration file's directory.
+type specConfig struct {
 	URL       string        `yaml:"url"`
 	URLs      []string      `yaml:"urls"`
 	TokenFile store.File    `yaml:"token-file"`
 	Timeout   time.Duration `yaml:"timeout"`
 }
 
-// The configuration type "http": url or urls (one of them: the URL of a server, or
-// the URLs of servers on one store, tried in turn when one cannot be reached), token-file (a file holding the
-// bearer token; a relative name is read from the configuration file's directory)
-// and timeout (default DefaultTimeout). Check makes the Store, which does no I/O,
-// to check the settings as Open does.
-func init() {
-	store.Register("http", store.Type{
-		Check: func(spec store.Spec) (store.Facts, error) {
-			st, set, err := openSpec(spec)
-			if err != nil {
-				return store.Facts{}, err
-			}
-			facts := store.Facts{Timeout: st.Timeout(), DefaultTimeout: DefaultTimeout, TimeoutSet: set, Leases: true, Checks: []string{
-				"server: reached on the first call, not at open; every answer is checked before the store returns it, and no redirect is followed",
-			}}
-			return facts, st.Close()
-		},
-		Open: func(_ context.Context, spec store.Spec) (store.RangeStore, error) {
-			st, _, err := openSpec(spec)
-			if err != nil {
-				return nil, err
-			}
-			return st, nil
-		},
-	})
+// parsed is a store of type http as its settings give it, checked.
+type parsed struct {
+	urls []string
+	opts []Option
 }
 
-// openSpec makes the Store of spec, and reports whether it sets the timeout.
-func openSpec(spec store.Spec) (*Store, bool, error) {
-	var c settings
-	if err := spec.DecodeSettings(&c); err != nil {
-		return nil, false, err
-	}
-	urls := c.URLs
+// parseSpec checks c, the settings of spec, without I/O (it reads token-file) and
+// returns them with their facts. Its errors name the field of spec at fault and the
+// values it allows.
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
+	bad := spec.Invalid
+	urls, field := c.URLs, "urls"
 	switch {
 	case c.URL != "" && c.URLs != nil:
-		return nil, false, fmt.Errorf("%s: both url and urls are set; keep one: url for one server, urls for several", spec.Path)
+		return parsed{}, store.Facts{}, bad("urls", "set beside url: both url and urls are set; keep one: url for one server, urls for several")
 	case c.URL != "":
-		urls = []string{c.URL}
+		urls, field = []string{c.URL}, "url"
 	case c.URLs == nil:
-		return nil, false, fmt.Errorf("%s.url: missing; want the URL of a cosid serve, such as http://127.0.0.1:8686 (or urls: a list of them)", spec.Path)
+		return parsed{}, store.Facts{}, bad("url", "missing; want the URL of a cosid serve, such as http://127.0.0.1:8686 (or urls: a list of them)")
 	case len(c.URLs) == 0:
-		return nil, false, fmt.Errorf("%s.urls: empty; want the URLs of one or more cosid serves on one store", spec.Path)
+		return parsed{}, store.Facts{}, bad("urls", "empty; want the URLs of one or more cosid serves on one store")
 	}
-	var opts []Option
+	if _, err := checkURLs(urls); err != nil {
+		return parsed{}, store.Facts{}, fmt.Errorf("%s.%s: %w", spec.Path, field, err) // err wraps store.ErrInvalidArgument
+	}
+	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
+	if err != nil {
+		return parsed{}, store.Facts{}, err
+	}
+	opts := []Option{WithTimeout(timeout)}
 	if c.TokenFile != "" {
 		data, err := os.ReadFile(string(c.TokenFile))
 		if err != nil {
-			return nil, false, fmt.Errorf("%s.token-file: %w", spec.Path, err)
+			return parsed{}, store.Facts{}, bad("token-file", "%v", err)
 		}
 		token := strings.TrimSpace(string(data))
 		if token == "" {
-			return nil, false, fmt.Errorf("%s.token-file: %s is empty; want the bearer token of the server", spec.Path, c.TokenFile)
+			return parsed{}, store.Facts{}, bad("token-file", "%s is empty; want the bearer token of the server", c.TokenFile)
 		}
 		opts = append(opts, WithToken(token))
 	}
-	if c.Timeout != 0 {
-		opts = append(opts, WithTimeout(c.Timeout))
-	}
-	st, err := NewServers(urls, opts...)
+	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: []string{
+		"server: reached on the first call, not at open; every answer is checked before the store returns it, and no redirect is followed",
+	}}
+	return parsed{urls: urls, opts: opts}, facts, nil
+}
+
+// dialSpec makes the Store of p, which makes no call.
+func dialSpec(_ context.Context, _ store.Spec, p parsed) (store.RangeStore, error) {
+	st, err := NewServers(p.urls, p.opts...)
 	if err != nil {
-		key := ".url"
-		if c.URLs != nil {
-			key = ".urls"
-		}
-		return nil, false, fmt.Errorf("%s%s: %w", spec.Path, key, err)
+		return nil, err
 	}
-	return st, c.Timeout != 0, nil
+	return st, nil
 }

@@ -66,8 +66,8 @@ func TestCorruptDocument_Refused(t *testing.T) {
 }
 
 // TestEndedCalls checks that a call on a canceled context fails with its error, and
-// that a closed store refuses every call with ErrClosed, admin calls included.
+// that a closed store refuses every call with store.ErrClosed, admin calls included.
 func TestEndedCalls(t *testing.T) {
 	uri := server(t)
-	testenv.EndedCalls(t, openStore(t, uri, testDatabase(t, uri)), mongostore.ErrClosed)
+	testenv.EndedCalls(t, openStore(t, uri, testDatabase(t, uri)))
 }

@@ -19,23 +19,6 @@ import (
 // WithFerretDB (options: { allowFerretDB: true }) accepts it.
 var ErrFerretDB = errors.New("the server is FerretDB, whose updates are not atomic")
 
-// WithFerretDB makes the store accept a FerretDB server, whose updates are not
-// atomic: processes that reserve one key at the same time can get the same ids. It
-// is safe only where one caller at a time writes each key (a test that takes turns);
-// the store logs a warning when it finds FerretDB.
-func WithFerretDB() Option { return func(c *config) { c.ferret = true } }
-
-// WithLogger sets the logger of the store's warnings, such as the one about an
-// accepted FerretDB (default slog.Default()). A nil logger logs nothing.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l == nil {
-			l = slog.New(slog.DiscardHandler)
-		}
-		c.logger = l
-	}
-}
-
 // gate checks what server the store writes to. New does no I/O, so the check runs
 // before the first operation, and again before the operation after one that failed
 // (a failover, a reconnect to another server behind the same address), until one

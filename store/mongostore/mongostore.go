@@ -11,7 +11,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/storekit"
@@ -23,9 +22,6 @@ const (
 	SlotCollection  = "cosid_slot"
 )
 
-// DefaultTimeout bounds every call of a store made without WithTimeout.
-const DefaultTimeout = 2 * time.Second
-
 var (
 	// ErrWeakWriteConcern means the store was asked to write with a write concern
 	// that does not wait for a majority of the replica set: an acknowledged
@@ -34,8 +30,6 @@ var (
 	// ErrCorrupt means a document of the store's collections holds fields the store
 	// never writes: the store refuses to guess what they meant.
 	ErrCorrupt = errors.New("a document holds fields the store did not write")
-	// ErrClosed is returned by the methods of a closed Store.
-	ErrClosed = errors.New("store is closed")
 )
 
 // Store is a store.RangeStore and a store.SlotLeaseStore on a MongoDB database. It is
@@ -57,43 +51,6 @@ var (
 	_ store.SlotLeaseStore = (*Store)(nil)
 	_ store.Timeouter      = (*Store)(nil)
 )
-
-// Option configures a Store.
-type Option func(*config)
-
-type config struct {
-	timeout time.Duration
-	wc      *writeconcern.WriteConcern
-	offset  *ClockOffset
-	ferret  bool // WithFerretDB
-	logger  *slog.Logger
-}
-
-// WithTimeout bounds every call of the store, its retries included (default
-// DefaultTimeout).
-func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
-
-// WithWeakWriteConcern makes the store write with wc, such as writeconcern.W1(),
-// instead of majority. It is the explicit opt-in that a weaker write concern needs,
-// for a single server or a test: on a replica set a failover can roll back an
-// acknowledged reservation and hand its values out again. An unacknowledged write
-// concern (w: 0) is refused even so: the store must read what each write did.
-func WithWeakWriteConcern(wc *writeconcern.WriteConcern) Option {
-	return func(c *config) { c.wc = wc }
-}
-
-// ClockOffset moves the store clock of the stores opened with it by a shared amount.
-// It exists for tests of expiry (storetest.ClockMover), which would otherwise wait
-// for the server's clock; the zero value moves nothing.
-type ClockOffset struct{ ms atomic.Int64 }
-
-// Move moves the clock by d, rounded down to a whole millisecond; back when d is
-// negative.
-func (c *ClockOffset) Move(d time.Duration) { c.ms.Add(d.Milliseconds()) }
-
-// WithClockOffset makes the store read the server's clock moved by c. It is for
-// tests: every store of one test that shares c sees the same moved clock.
-func WithClockOffset(c *ClockOffset) Option { return func(cfg *config) { cfg.offset = c } }
 
 // New returns a Store on db, whose client the application owns: Close leaves it
 // connected. The store writes with write concern majority and j: true, whatever
@@ -137,25 +94,6 @@ func newStore(db *mongo.Database, owned bool, opts []Option) (*Store, error) {
 	return s, nil
 }
 
-// majority is the store's write concern: acknowledged by a majority of the replica
-// set, each in its journal (j: true), so that neither a failover nor a crash of the
-// majority's members loses an acknowledged reservation.
-func majority() *writeconcern.WriteConcern {
-	wc := writeconcern.Majority()
-	j := true
-	wc.Journal = &j
-	return wc
-}
-
-// checkWriteConcern refuses a write concern that does not acknowledge writes, or
-// that is not valid.
-func checkWriteConcern(wc *writeconcern.WriteConcern) error {
-	if wc == nil || !wc.IsValid() || !wc.Acknowledged() || wc.W == 0 {
-		return fmt.Errorf("%w: %w: write concern %+v does not acknowledge writes, or is not valid", store.ErrInvalidArgument, ErrWeakWriteConcern, wc)
-	}
-	return nil
-}
-
 // Timeout implements store.Timeouter: every call of the store ends within it.
 func (s *Store) Timeout() time.Duration { return s.timeout }
 
@@ -173,7 +111,7 @@ func (s *Store) Close() error {
 // begin bounds ctx by the store's timeout, unless its deadline comes sooner.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, func() {}, ErrClosed
+		return ctx, func() {}, store.ErrClosed
 	}
 	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	if err := s.gate.check(ctx, s.db, s.name); err != nil {

@@ -6,12 +6,13 @@ import (
 	"time"
 )
 
-// DefaultTimeout bounds every call of a store configured without a timeout.
+// DefaultTimeout bounds every call of a store made without WithTimeout.
 const DefaultTimeout = 2 * time.Second
 
 // Option configures a Store.
 type Option func(*config)
 
+// config is what the options set, from the defaults that buildConfig starts with.
 type config struct {
 	prefix   string
 	timeout  time.Duration
@@ -51,6 +52,21 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 // Redis). Such a server may forget reservations and leases when it restarts or fails
 // over, and then hands the same ids out again; New logs a warning that says so.
 func WithVolatileServer() Option { return func(c *config) { c.volatile = true } }
+
+// WithReplicas makes every operation wait, with WAIT in the same round trip as its
+// script, until its write has reached n replicas, for at most wait, and fail with
+// ErrNotReplicated when fewer confirm it (default 0: no wait). A failover that
+// promotes one of those replicas keeps the write; Redis replication is otherwise
+// asynchronous. Not for Ring clients, whose WAIT would reach another shard.
+func WithReplicas(n int, wait time.Duration) Option {
+	return func(c *config) { c.replicas, c.replicaWait = n, wait }
+}
+
+// WithAsyncReplicas makes the store accept a master with replicas that its writes
+// do not wait for (more than WithReplicas asks for). A failover to one of them can
+// forget acknowledged reservations and hand the same ids out again; the store logs a
+// warning at every start and after every reconnect that finds such replicas.
+func WithAsyncReplicas() Option { return func(c *config) { c.asyncReplicas = true } }
 
 // WithLogger sets the logger of start-up events, such as the warning about a
 // volatile server (default slog.Default()). A nil logger logs nothing.

@@ -25,8 +25,6 @@ var (
 	// because CONFIG is disabled or renamed (as on most managed Redis services).
 	// WithVolatileServer accepts such a server.
 	ErrDurabilityUnknown = errors.New("cannot read the Redis server's persistence settings")
-	// ErrClosed is returned by the methods of a closed Store.
-	ErrClosed = errors.New("store is closed")
 )
 
 // Store is a store.RangeStore and a store.SlotLeaseStore on Redis. It is safe for
@@ -217,7 +215,7 @@ func (s *Store) Timeout() time.Duration { return s.timeout }
 // Prefix reports the start of the store's key names.
 func (s *Store) Prefix() string { return s.prefix }
 
-// Close makes later calls fail with ErrClosed; it closes the client only when the
+// Close makes later calls fail with store.ErrClosed; it closes the client only when the
 // store opened it from a configuration.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) || !s.owned {
@@ -230,7 +228,7 @@ func (s *Store) Close() error {
 // ended context.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return nil, nil, ErrClosed
+		return nil, nil, store.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err

@@ -22,7 +22,7 @@ const reindexBatch = 1000
 // store's timeout.
 func (s *Store) Reindex(ctx context.Context) (int, error) {
 	if s.closed.Load() {
-		return 0, ErrClosed
+		return 0, fmt.Errorf("%s: reindex: %w", s.name, store.ErrClosed)
 	}
 	pattern := globEscape(s.prefix) + "{*}:range"
 	var found atomic.Int64

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -16,15 +15,6 @@ import (
 // could lose. A reservation that fails so leaves a gap; an acquisition leaves the slot
 // held until its lease expires.
 var ErrNotReplicated = errors.New("the write reached too few replicas")
-
-// WithReplicas makes every operation wait, with WAIT in the same round trip as its
-// script, until its write has reached n replicas, for at most wait, and fail with
-// ErrNotReplicated when fewer confirm it (default 0: no wait). A failover that
-// promotes one of those replicas keeps the write; Redis replication is otherwise
-// asynchronous. Not for Ring clients, whose WAIT would reach another shard.
-func WithReplicas(n int, wait time.Duration) Option {
-	return func(c *config) { c.replicas, c.replicaWait = n, wait }
-}
 
 // checkReplicas reports settings of WithReplicas the store cannot keep.
 func checkReplicas(cfg config, client any) error {

@@ -27,12 +27,6 @@ var (
 	ErrNotMaster = errors.New("the Redis server is a replica, not a master")
 )
 
-// WithAsyncReplicas makes the store accept a master with replicas that its writes
-// do not wait for (more than WithReplicas asks for). A failover to one of them can
-// forget acknowledged reservations and hand the same ids out again; the store logs a
-// warning at every start and after every reconnect that finds such replicas.
-func WithAsyncReplicas() Option { return func(c *config) { c.asyncReplicas = true } }
-
 // gate is the replication check of a store. New runs it on the server; then every
 // new connection of the client runs it before its first command (go-redis's
 // OnConnect), so that a Sentinel client's connections to a new master after a

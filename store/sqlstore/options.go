@@ -84,6 +84,7 @@ func ParseFetchPlan(s string) (FetchPlan, error) {
 // Option configures a Store.
 type Option func(*config)
 
+// config is what the options set, from the defaults that buildConfig starts with.
 type config struct {
 	dialect    string
 	initSchema bool
@@ -129,6 +130,14 @@ func WithTables(t Tables) Option { return func(c *config) { c.tables = t.withDef
 // WithFetchPlan sets how a reservation reads the value it wrote (default
 // FetchStatement).
 func WithFetchPlan(p FetchPlan) Option { return func(c *config) { c.plan = p } }
+
+// WithAllowAsyncReplicas lets the store run on a database whose replication or
+// flushing can lose an acknowledged reservation (default false: the store refuses
+// it at open and on every new connection, with ErrUnsafeReplication). The store
+// then leaves the session's settings as they are and logs a warning at every
+// start. A standby or read-only server is refused even so: no reservation can be
+// kept there.
+func WithAllowAsyncReplicas(on bool) Option { return func(c *config) { c.allowAsync = on } }
 
 // ClockOffset moves the store clock of the stores opened WithClockOffset on it, so
 // that a test moves the database's clock instead of waiting for it: such a store,

@@ -22,14 +22,6 @@ import (
 // { allowAsyncReplicas: true }) accepts the risk.
 var ErrUnsafeReplication = errors.New("the database can lose an acknowledged reservation on a failover or a crash, and the store would then hand out the same ids again")
 
-// WithAllowAsyncReplicas lets the store run on a database whose replication or
-// flushing can lose an acknowledged reservation (default false: the store refuses
-// it at open and on every new connection, with ErrUnsafeReplication). The store
-// then leaves the session's settings as they are and logs a warning at every
-// start. A standby or read-only server is refused even so: no reservation can be
-// kept there.
-func WithAllowAsyncReplicas(on bool) Option { return func(c *config) { c.allowAsync = on } }
-
 // minSemiSyncTimeout is the shortest rpl_semi_sync_master_timeout the gate accepts
 // (and it must also be at least the store's timeout). Past it, a primary that has
 // not heard from its replica acknowledges commits alone, and a failover to that

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/storekit"
@@ -127,54 +126,4 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 		return s.fail(ctx, "seal", key, err)
 	}
 	return nil
-}
-
-// begin bounds ctx by the store's timeout, unless its deadline comes sooner, and
-// where the store must queue its own writes, waits for the store's turn. The cancel
-// function ends both.
-func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	if s.closed.Load() {
-		return ctx, nil, ErrClosed
-	}
-	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
-	if s.writer == nil {
-		return ctx, cancel, nil
-	}
-	select {
-	case s.writer <- struct{}{}:
-		return ctx, func() { <-s.writer; cancel() }, nil
-	case <-ctx.Done():
-		cancel()
-		return ctx, nil, ctx.Err()
-	}
-}
-
-// fail wraps err with the operation, the key and the store (see failed).
-func (s *Store) fail(ctx context.Context, op, key string, err error) error {
-	return failed(ctx, fmt.Sprintf("%s: %s %q", s.name, op, key), err)
-}
-
-// failed wraps err with what failed. When ctx ended, the error also wraps ctx.Err(),
-// whatever the driver made of the cancellation.
-func failed(ctx context.Context, what string, err error) error {
-	return fmt.Errorf("%s: %w", what, storekit.CallErr(ctx, err))
-}
-
-// Timeout implements store.Timeouter: every call of the store ends within it.
-func (s *Store) Timeout() time.Duration { return s.timeout }
-
-// Dialect returns the name of the store's dialect, such as "postgresql".
-func (s *Store) Dialect() string { return s.dialect.Name() }
-
-// Close implements store.RangeStore. It closes the store's prepared statements, and
-// the database when Open opened it; a *sql.DB given to New stays open.
-func (s *Store) Close() error {
-	if s.closed.Swap(true) {
-		return nil
-	}
-	err := s.q.close()
-	if s.owned {
-		err = errors.Join(err, s.db.Close())
-	}
-	return err
 }

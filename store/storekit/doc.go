@@ -71,6 +71,14 @@
 //	DecodeExact         a request, refusing besides keys in another case and keys
 //	                    given twice
 //
+// Configuration, for a store that configuration files open by their type:
+//
+//	Opener              the store.Type of Register: the settings decoded the one
+//	                    way, a parse of them that Check and Open share (no I/O: a
+//	                    configuration loads while its stores are down), and a dial,
+//	                    which only Open runs, within the entry's timeout, its errors
+//	                    naming the entry
+//
 // # Writing a store
 //
 // A new store implements store.RangeStore, and store.SlotLeaseStore and store.Admin
@@ -86,7 +94,19 @@
 //	}
 //
 // where every store open returns within one test shares one backend, as two
-// processes would. examples/extstore in the CosId repository is such a store,
-// written against public packages only. store.Register makes a store type
-// available to configuration files.
+// processes would. After its Close, every call of a store fails with an error
+// wrapping store.ErrClosed (the kits check it).
+//
+// A store type becomes available to configuration files through store.Register,
+// from the package's init, with the Type that Opener makes of two functions: a
+// parse of the decoded settings, without I/O, and a dial:
+//
+//	func init() { store.Register("etcd", storekit.Opener(parseSpec, dialSpec)) }
+//
+// Every store package of the CosId repository has the same files for the same
+// roles, so that a store copied from any of them has the shape of all: doc.go,
+// register.go (the init, the settings, parseSpec and dialSpec), options.go (Option,
+// every With… and its default), <x>store.go (the Store, New and Close), and as it
+// has them reserve.go, lease.go, admin.go and ping.go. examples/extstore is such a
+// store, written against public packages only.
 package storekit

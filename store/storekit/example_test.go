@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/memstore"
 	"github.com/cosid-go/cosid/store/storekit"
 )
 
@@ -133,4 +134,67 @@ func ExampleDecodeStrict() {
 	// Output:
 	// <nil> 1200
 	// json: unknown field "nxt"
+}
+
+// memoSettings are the settings of the example's configuration type: the address of
+// its server and the timeout of its calls.
+type memoSettings struct {
+	Addr    string        `yaml:"addr"`
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// A configuration type checks its settings, decoded by Opener, alike for Check and
+// for Open, and only Open dials. In a store package, init registers it:
+// store.Register("memo", storekit.Opener(parse, dial)). memstore stands in for the
+// client and store that a real dial makes.
+func ExampleOpener() {
+	const defaultTimeout = 2 * time.Second
+	parse := func(spec store.Spec, s memoSettings) (memoSettings, store.Facts, error) {
+		if s.Addr == "" {
+			return s, store.Facts{}, spec.Invalid("addr", "missing; want the server's host:port")
+		}
+		timeout, err := spec.Timeout(s.Timeout, defaultTimeout)
+		if err != nil {
+			return s, store.Facts{}, err
+		}
+		facts := store.Facts{Timeout: timeout, DefaultTimeout: defaultTimeout, TimeoutSet: s.Timeout != 0, Leases: true}
+		s.Timeout = timeout
+		return s, facts, nil
+	}
+	dial := func(ctx context.Context, _ store.Spec, s memoSettings) (store.RangeStore, error) {
+		if s.Addr == "down:7000" {
+			return nil, fmt.Errorf("memo: dialing %s: connection refused", s.Addr)
+		}
+		return memstore.New(), nil
+	}
+	memo := storekit.Opener(parse, dial)
+
+	// The root package makes a Spec of each entry of a configuration's stores; here
+	// Decode fills the settings as the YAML would.
+	entry := func(s memoSettings) store.Spec {
+		return store.Spec{Name: "ids", Path: "cosid.stores.ids", Decode: func(v any) error {
+			*v.(*memoSettings) = s
+			return nil
+		}}
+	}
+	facts, err := memo.Check(entry(memoSettings{Addr: "10.0.0.1:7000"}))
+	fmt.Println("timeout", facts.Timeout, "leases", facts.Leases, err)
+	_, err = memo.Check(entry(memoSettings{Timeout: time.Second}))
+	fmt.Println(err)
+	_, err = memo.Open(context.Background(), entry(memoSettings{Addr: "down:7000"}))
+	fmt.Println(err)
+
+	st, err := memo.Open(context.Background(), entry(memoSettings{Addr: "10.0.0.1:7000"}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer st.Close()
+	r, err := st.Reserve(context.Background(), "order", 100, 1)
+	fmt.Println(r, err)
+	// Output:
+	// timeout 2s leases true <nil>
+	// cosid.stores.ids.addr: invalid argument: missing; want the server's host:port
+	// cosid.stores.ids: memo: dialing down:7000: connection refused
+	// [1, 101) <nil>
 }

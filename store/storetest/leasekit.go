@@ -81,6 +81,7 @@ func RunSlotLeaseStore(t *testing.T, open func(t *testing.T) store.SlotLeaseStor
 	t.Helper()
 	k := &leaseKit{prefix: "tck/" + rand.Text()[:12], open: open}
 	t.Run("Arguments", k.arguments)
+	t.Run("Closed", k.closed)
 	t.Run("L1_OneLeasePerSlot", k.l1OneLeasePerSlot)
 	t.Run("L1_ChurnAcrossInstances", k.l1Churn)
 	t.Run("L2_FenceIncreases", k.l2FenceIncreases)

@@ -137,6 +137,28 @@ func (k *leaseKit) arguments(t *testing.T) {
 	})
 }
 
+// closed checks that a closed store refuses its calls with store.ErrClosed, and that
+// closing it releases nothing: the lease it took stays the backend's, which a second
+// instance releases.
+func (k *leaseKit) closed(t *testing.T) {
+	stores := k.instances(t, 2)
+	ns := k.namespace(t, "ns")
+	l := mustAcquire(t, stores[0], request(ns, "owner", 2))
+	if err := stores[0].Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if got, err := stores[0].Acquire(t.Context(), request(ns, "other", 2)); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Acquire after Close = %+v, %v; want an error wrapping store.ErrClosed", got, err)
+	}
+	if got, err := stores[0].Renew(t.Context(), l, time.Hour); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Renew after Close = %+v, %v; want an error wrapping store.ErrClosed", got, err)
+	}
+	if err := stores[0].Release(t.Context(), l, l.Floor); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Release after Close: %v, want an error wrapping store.ErrClosed", err)
+	}
+	mustRelease(t, stores[1], l, l.Floor)
+}
+
 func (k *leaseKit) l1OneLeasePerSlot(t *testing.T) {
 	stores := k.instances(t, instanceCount)
 	const limit = 4

@@ -121,7 +121,12 @@ func (s *flawedLeases) Release(ctx context.Context, l store.Lease, lastUsedMs in
 	return err
 }
 
-func (s *flawedLeases) Close() error { return s.inner.Close() }
+func (s *flawedLeases) Close() error {
+	if s.flaw == "serves-after-close" {
+		return nil
+	}
+	return s.inner.Close()
+}
 
 // TestFlawedLeaseStoreHelper runs the kit on the flawed store that COSID_TCK_FLAW
 // names; it is the body of the child processes of TestLeaseKit_FindsFlaws.
@@ -149,6 +154,7 @@ func TestLeaseKit_FindsFlaws(t *testing.T) {
 	tests := []struct{ flaw, failing string }{
 		{"none", ""}, // the wrapper itself keeps the contract
 		{"no-validation", "Arguments"},
+		{"serves-after-close", "Closed"},
 		{"double-lease", "L1_OneLeasePerSlot"},
 		{"fence-kept", "L2_FenceIncreases"},
 		{"renews-any", "L2_StaleLeaseLost"},

@@ -69,6 +69,26 @@ func (k *kit) arguments(t *testing.T) {
 	})
 }
 
+// closed checks that a closed store refuses its calls with store.ErrClosed, and that
+// closing it ends nothing of the backend: a second instance reserves on.
+func (k *kit) closed(t *testing.T) {
+	stores := k.instances(t, 2)
+	key := k.key(t, "k")
+	first := mustReserve(t, stores[0], key, 1, 0)
+	if err := stores[0].Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if r, err := stores[0].Reserve(t.Context(), key, 1, 0); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Reserve after Close = %v, %v; want an error wrapping store.ErrClosed", r, err)
+	}
+	if err := stores[0].Seal(t.Context(), key); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Seal after Close: %v, want an error wrapping store.ErrClosed", err)
+	}
+	if r := mustReserve(t, stores[1], key, 1, 0); r.Start < first.End {
+		t.Errorf("Reserve of another instance after the first's Close = %v, want it after %v", r, first)
+	}
+}
+
 // keyOfLen returns prefix followed by multi-byte runes and a quote, exactly n bytes of
 // valid UTF-8.
 func keyOfLen(prefix string, n int) string {

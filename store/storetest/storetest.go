@@ -2,7 +2,8 @@
 // checks a file system: RunRangeStore checks the range invariants S1–S6 of
 // store.RangeStore, and RunSlotLeaseStore the slot invariants L1–L7 of
 // store.SlotLeaseStore, each in a subtest named after it, under concurrency and across
-// two store instances on one backend.
+// two store instances on one backend. Both check, in their subtest Closed, that a
+// closed store fails its calls with an error wrapping store.ErrClosed.
 //
 // A third party's store, or a new SQL dialect, calls them from its own test:
 //
@@ -59,6 +60,7 @@ func RunRangeStore(t *testing.T, open func(t *testing.T) store.RangeStore) {
 	t.Helper()
 	k := &kit{prefix: "tck/" + rand.Text()[:12], open: open}
 	t.Run("Arguments", k.arguments)
+	t.Run("Closed", k.closed)
 	t.Run("S1_NoOverlapGrowing", k.s1NoOverlapGrowing)
 	t.Run("S1_GrowingInCompletionOrder", k.s1GrowingInCompletionOrder)
 	t.Run("S2_FirstRangeAtOffset", k.s2FirstRangeAtOffset)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cosid-go/cosid/store"
@@ -15,12 +16,14 @@ import (
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
-// flawedStore is a RangeStore with one deliberate flaw, to show that the kit notices it.
+// flawedStore is a RangeStore with one deliberate flaw, to show that the kit notices
+// it. Its instances share one backend: mu, next and seal.
 type flawedStore struct {
-	flaw string
-	mu   *sync.Mutex
-	next map[string]int64
-	seal map[string]bool
+	flaw   string
+	mu     *sync.Mutex
+	next   map[string]int64
+	seal   map[string]bool
+	closed atomic.Bool
 }
 
 func (s *flawedStore) Reserve(ctx context.Context, key string, size, offset int64) (store.Range, error) {
@@ -29,7 +32,7 @@ func (s *flawedStore) Reserve(ctx context.Context, key string, size, offset int6
 			return store.Range{}, err
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := s.check(ctx); err != nil {
 		return store.Range{}, err
 	}
 	s.mu.Lock()
@@ -52,8 +55,11 @@ func (s *flawedStore) Reserve(ctx context.Context, key string, size, offset int6
 	return store.Range{Start: next, End: next + size}, nil
 }
 
-func (s *flawedStore) Seal(_ context.Context, key string) error {
+func (s *flawedStore) Seal(ctx context.Context, key string) error {
 	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	if err := s.check(ctx); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -62,7 +68,17 @@ func (s *flawedStore) Seal(_ context.Context, key string) error {
 	return nil
 }
 
-func (s *flawedStore) Close() error { return nil }
+func (s *flawedStore) Close() error {
+	s.closed.Store(s.flaw != "serves-after-close")
+	return nil
+}
+
+func (s *flawedStore) check(ctx context.Context) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return ctx.Err()
+}
 
 // TestFlawedStoreHelper runs the kit on the flawed store that COSID_TCK_FLAW names;
 // it is the body of the child processes of TestKit_FindsFlaws.
@@ -71,8 +87,10 @@ func TestFlawedStoreHelper(t *testing.T) {
 	if flaw == "" {
 		t.Skip("runs only as a child of TestKit_FindsFlaws")
 	}
-	shared := &flawedStore{flaw: flaw, mu: new(sync.Mutex), next: map[string]int64{}, seal: map[string]bool{}}
-	storetest.RunRangeStore(t, func(*testing.T) store.RangeStore { return shared })
+	mu, next, seal := new(sync.Mutex), map[string]int64{}, map[string]bool{}
+	storetest.RunRangeStore(t, func(*testing.T) store.RangeStore {
+		return &flawedStore{flaw: flaw, mu: mu, next: next, seal: seal}
+	})
 }
 
 // TestKit_FindsFlaws runs the kit on stores that each break one rule, in a child
@@ -80,7 +98,9 @@ func TestFlawedStoreHelper(t *testing.T) {
 // named after the rule fails.
 func TestKit_FindsFlaws(t *testing.T) {
 	tests := []struct{ flaw, failing string }{
+		{"none", ""}, // the store itself keeps the contract
 		{"no-validation", "Arguments"},
+		{"serves-after-close", "Closed"},
 		{"overlaps", "S1_NoOverlapGrowing"},
 		{"overlaps", "S3_ReturnedRangeIsTruth"},
 		{"overlaps", "S4_NoDuplicates"},

@@ -91,8 +91,8 @@ func TestCorruptZnode_Refused(t *testing.T) {
 }
 
 // TestEndedCalls checks that a call on a canceled context fails with its error, and
-// that a closed store refuses every call with ErrClosed, admin calls included.
+// that a closed store refuses every call with store.ErrClosed, admin calls included.
 func TestEndedCalls(t *testing.T) {
 	addr := server(t)
-	testenv.EndedCalls(t, openStore(t, addr, zkstore.WithRoot(testRoot(t, addr))), zkstore.ErrClosed)
+	testenv.EndedCalls(t, openStore(t, addr, zkstore.WithRoot(testRoot(t, addr))))
 }

@@ -7,19 +7,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/storekit"
 )
-
-// DefaultRoot is the znode under which a store made without WithRoot keeps its nodes.
-const DefaultRoot = "/cosid"
-
-// DefaultTimeout bounds every call of a store made without WithTimeout.
-const DefaultTimeout = 2 * time.Second
 
 var (
 	// ErrContention means a reservation or a seal lost its compare-and-swap to other
@@ -29,8 +22,6 @@ var (
 	// ErrCorrupt means a znode under the store's root holds data the store never
 	// writes: the store refuses to guess what it meant.
 	ErrCorrupt = errors.New("a znode holds data the store did not write")
-	// ErrClosed is returned by the methods of a closed Store.
-	ErrClosed = errors.New("store is closed")
 )
 
 // Store is a store.RangeStore, a store.SlotLeaseStore and a store.Admin on a ZooKeeper
@@ -54,39 +45,6 @@ var (
 	_ store.SlotLeaseStore = (*Store)(nil)
 	_ store.Timeouter      = (*Store)(nil)
 )
-
-// Option configures a Store.
-type Option func(*config)
-
-type config struct {
-	root    string
-	timeout time.Duration
-	offset  *ClockOffset
-}
-
-// WithRoot puts every znode of the store under root (default DefaultRoot), so that
-// tenants and tests share one ensemble. The root is an absolute ZooKeeper path
-// without a trailing slash, of at most 128 bytes.
-func WithRoot(root string) Option { return func(c *config) { c.root = root } }
-
-// WithTimeout bounds every call of the store, its retries included (default
-// DefaultTimeout).
-func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
-
-// ClockOffset moves the store clock of the stores opened with it by a shared amount.
-// It exists for tests of expiry (storetest.ClockMover), which would otherwise wait
-// for ZooKeeper's clock; the zero value moves nothing.
-type ClockOffset struct{ ms atomic.Int64 }
-
-// Move moves the clock by d, rounded down to a whole millisecond; back when d is
-// negative.
-func (c *ClockOffset) Move(d time.Duration) { c.ms.Add(d.Milliseconds()) }
-
-// WithClockOffset makes the store read ZooKeeper's clock moved by c. It is for
-// tests: every store of one test that shares c sees the same moved clock.
-func WithClockOffset(c *ClockOffset) Option { return func(cfg *config) { cfg.offset = c } }
-
-const maxRootLen = 128
 
 // New returns a Store on conn, which the application owns: Close leaves it open.
 // New does no I/O, so that a program starts while the ensemble is down; the first
@@ -122,23 +80,6 @@ func newStore(conn *zk.Conn, owned bool, opts []Option) (*Store, error) {
 	}, nil
 }
 
-// checkRoot reports a root that WithRoot does not allow, with an error wrapping
-// store.ErrInvalidArgument.
-func checkRoot(root string) error {
-	bad := len(root) < 2 || len(root) > maxRootLen || !utf8.ValidString(root) || root[0] != '/' ||
-		root == "/zookeeper" || strings.HasPrefix(root, "/zookeeper/")
-	for part := range strings.SplitSeq(strings.TrimPrefix(root, "/"), "/") {
-		bad = bad || part == "" || part == "." || part == ".." ||
-			strings.ContainsFunc(part, func(r rune) bool {
-				return r < 0x20 || r >= 0x7f && r <= 0x9f || r >= 0xd800 && r <= 0xf8ff || r >= 0xfff0
-			})
-	}
-	if bad {
-		return fmt.Errorf("%w: root %.40q must be an absolute ZooKeeper path of 2–%d bytes, without a trailing slash, empty or dot elements, control characters, or /zookeeper", store.ErrInvalidArgument, root, maxRootLen)
-	}
-	return nil
-}
-
 // Root returns the znode under which the store keeps its nodes.
 func (s *Store) Root() string { return s.root }
 
@@ -158,7 +99,7 @@ func (s *Store) Close() error {
 // begin bounds ctx by the store's timeout, unless its deadline comes sooner.
 func (s *Store) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.closed.Load() {
-		return ctx, func() {}, ErrClosed
+		return ctx, func() {}, store.ErrClosed
 	}
 	ctx, cancel := storekit.BoundCall(ctx, s.timeout)
 	return ctx, cancel, nil

@@ -10,10 +10,10 @@ import (
 )
 
 // EndedCalls checks how st ends calls: each call on a canceled context fails with
-// context.Canceled, and once st is closed each call fails with errClosed. The calls
+// context.Canceled, and once st is closed each call fails with store.ErrClosed. The calls
 // are Reserve and Seal, Acquire when st is a store.SlotLeaseStore, and every call of
 // store.Admin when st is one. It closes st.
-func EndedCalls(t *testing.T, st store.RangeStore, errClosed error) {
+func EndedCalls(t *testing.T, st store.RangeStore) {
 	t.Helper()
 	calls := map[string]func(context.Context) error{
 		"Reserve": func(ctx context.Context) error { _, err := st.Reserve(ctx, "k", 1, 0); return err },
@@ -43,8 +43,8 @@ func EndedCalls(t *testing.T, st store.RangeStore, errClosed error) {
 	}
 	st.Close()
 	for name, call := range calls {
-		if err := call(t.Context()); !errors.Is(err, errClosed) {
-			t.Errorf("%s on a closed store: %v, want %v", name, err, errClosed)
+		if err := call(t.Context()); !errors.Is(err, store.ErrClosed) {
+			t.Errorf("%s on a closed store: %v, want store.ErrClosed", name, err)
 		}
 	}
 }

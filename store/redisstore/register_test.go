@@ -31,8 +31,8 @@ func TestConfig_OpensRedisStore(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Reserve(context.Background(), "k", 1, 0); !errors.Is(err, redisstore.ErrClosed) {
-		t.Errorf("Reserve after Close: %v, want ErrClosed", err)
+	if _, err := st.Reserve(context.Background(), "k", 1, 0); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Reserve after Close: %v, want store.ErrClosed", err)
 	}
 }
 

@@ -2,18 +2,22 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // DefaultTimeout bounds every statement of a store configured without a timeout.
+// New and Open take their timeout as an argument, so only the configuration
+// type has a default.
 const DefaultTimeout = 2 * time.Second
 
-func init() { store.Register("sql", store.Type{Check: checkSpec, Open: openSpec}) }
+// The configuration type "sql" opens its database, as Open does, within the
+// timeout.
+func init() { store.Register("sql", storekit.Opener(parseSpec, dialSpec)) }
 
 // specConfig is the configuration of a store of type sql:
 //
@@ -39,7 +43,7 @@ type specConfig struct {
 		SlotTable      string `yaml:"slotTable"`
 		NamespaceTable string `yaml:"namespaceTable"`
 		FetchPlan      string `yaml:"fetchPlan"`
-		// AllowAsyncReplicas is WithAllowAsyncReplicas (replication.go).
+		// AllowAsyncReplicas is WithAllowAsyncReplicas.
 		AllowAsyncReplicas bool `yaml:"allowAsyncReplicas"`
 	} `yaml:"options"`
 }
@@ -49,56 +53,30 @@ type parsed struct {
 	driver, dsn string
 	timeout     time.Duration
 	opts        []Option
-	facts       store.Facts
 }
 
-// checkSpec checks the settings of a store of type sql, without I/O (it reads
-// dsn-file and password-file), and returns their facts.
-func checkSpec(spec store.Spec) (store.Facts, error) {
-	p, err := parseSpec(spec)
-	return p.facts, err
-}
-
-// openSpec opens a store of type sql.
-func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
-	p, err := parseSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
-	st, err := open(ctx, p.driver, p.dsn, p.timeout, buildConfig(p.opts))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.Path, err)
-	}
-	return st, nil
-}
-
-// parseSpec checks the settings of spec. Its errors name the field of spec at fault
-// and the values it allows.
-func parseSpec(spec store.Spec) (parsed, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, err
-	}
+// parseSpec checks c, the settings of spec, without I/O (it reads dsn-file and
+// password-file) and returns them with their facts. Its errors name the field of
+// spec at fault and the values it allows.
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	bad := spec.Invalid
 	switch {
 	case c.Driver == "":
-		return parsed{}, bad("driver", "missing; want one of pgx, mysql, sqlserver, sqlite (or another registered database/sql driver)")
+		return parsed{}, store.Facts{}, bad("driver", "missing; want one of pgx, mysql, sqlserver, sqlite (or another registered database/sql driver)")
 	case checkDriver(c.Driver) != nil:
-		return parsed{}, bad("driver", "%v", checkDriver(c.Driver))
+		return parsed{}, store.Facts{}, bad("driver", "%v", checkDriver(c.Driver))
 	case c.DSN != "" && c.DSNFile != "":
-		return parsed{}, bad("dsn-file", "set beside dsn; set one of them")
+		return parsed{}, store.Facts{}, bad("dsn-file", "set beside dsn; set one of them")
 	case c.DSN == "" && c.DSNFile == "":
-		return parsed{}, bad("dsn", "missing; want the driver's data source name, such as postgres://user@host/db or cosid.db, or a dsn-file that holds it")
+		return parsed{}, store.Facts{}, bad("dsn", "missing; want the driver's data source name, such as postgres://user@host/db or cosid.db, or a dsn-file that holds it")
 	}
 	dsn, err := specDSN(spec, c)
 	if err != nil {
-		return parsed{}, err
+		return parsed{}, store.Facts{}, err
 	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
-		return parsed{}, err
+		return parsed{}, store.Facts{}, err
 	}
 	opts := []Option{WithInitSchema(c.Options.InitSchema), WithDialect(c.Options.Dialect), WithAllowAsyncReplicas(c.Options.AllowAsyncReplicas), withSettingsPath(spec.Path)}
 	if spec.Logger != nil {
@@ -106,13 +84,13 @@ func parseSpec(spec store.Spec) (parsed, error) {
 	}
 	if d := c.Options.Dialect; d != "" {
 		if _, ok := lookupDialect(d); !ok {
-			return parsed{}, bad("options.dialect", "%q is unknown; want one of %s (or leave it out to detect it)", d, strings.Join(Dialects(), ", "))
+			return parsed{}, store.Facts{}, bad("options.dialect", "%q is unknown; want one of %s (or leave it out to detect it)", d, strings.Join(Dialects(), ", "))
 		}
 	}
 	if p := c.Options.FetchPlan; p != "" {
 		plan, err := ParseFetchPlan(p)
 		if err != nil {
-			return parsed{}, bad("options.fetchPlan", "%v", err)
+			return parsed{}, store.Facts{}, bad("options.fetchPlan", "%v", err)
 		}
 		opts = append(opts, WithFetchPlan(plan))
 	}
@@ -124,12 +102,21 @@ func parseSpec(spec store.Spec) (parsed, error) {
 			continue
 		}
 		if err := checkTableName(f.name); err != nil {
-			return parsed{}, bad(f.field, "%v", err)
+			return parsed{}, store.Facts{}, bad(f.field, "%v", err)
 		}
 	}
 	opts = append(opts, WithTables(t))
 	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: checks(c)}
-	return parsed{driver: c.Driver, dsn: dsn, timeout: timeout, opts: opts, facts: facts}, nil
+	return parsed{driver: c.Driver, dsn: dsn, timeout: timeout, opts: opts}, facts, nil
+}
+
+// dialSpec opens the database of p and the store on it, which owns it.
+func dialSpec(ctx context.Context, _ store.Spec, p parsed) (store.RangeStore, error) {
+	st, err := open(ctx, p.driver, p.dsn, p.timeout, buildConfig(p.opts))
+	if err != nil {
+		return nil, err // not st: a nil *Store in the interface would not be nil
+	}
+	return st, nil
 }
 
 // checks says what a store of the settings c checks of its database when it opens.

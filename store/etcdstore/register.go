@@ -13,9 +13,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-func init() { store.Register("etcd", store.Type{Check: checkSpec, Open: openSpec}) }
+// The configuration type "etcd" opens a store on a client of its own, which the
+// store's Close closes.
+func init() { store.Register("etcd", storekit.Opener(parseSpec, dialSpec)) }
 
 // specConfig is the configuration of a store of type etcd:
 //
@@ -52,65 +55,35 @@ type tlsConfig struct {
 type parsed struct {
 	client clientv3.Config
 	opts   []Option
-	facts  store.Facts
 }
 
-// checkSpec checks the settings of a store of type etcd, without I/O (it reads
-// password-file and the TLS files), and returns their facts.
-func checkSpec(spec store.Spec) (store.Facts, error) {
-	p, err := parseSpec(spec)
-	return p.facts, err
-}
-
-// openSpec opens a store of type etcd on a client of its own, which the store's
-// Close closes.
-func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
-	p, err := parseSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	client, err := clientv3.New(p.client)
-	if err != nil {
-		return nil, fmt.Errorf("%s: etcdstore: making a client of %v: %w", spec.Path, p.client.Endpoints, err)
-	}
-	st, err := newStore(client, true, p.opts)
-	if err != nil {
-		client.Close()
-		return nil, fmt.Errorf("%s: %w", spec.Path, err)
-	}
-	return st, nil
-}
-
-// parseSpec checks the settings of spec. Its errors name the field of spec at fault
-// and the values it allows.
-func parseSpec(spec store.Spec) (parsed, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, err
-	}
+// parseSpec checks c, the settings of spec, without I/O (it reads password-file
+// and the TLS files) and returns them with their facts. Its errors name the field
+// of spec at fault and the values it allows.
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	bad := spec.Invalid
 	if len(c.Endpoints) == 0 {
-		return parsed{}, bad("endpoints", "missing; want a list of the cluster's client addresses, such as [127.0.0.1:2379]")
+		return parsed{}, store.Facts{}, bad("endpoints", "missing; want a list of the cluster's client addresses, such as [127.0.0.1:2379]")
 	}
 	for i, e := range c.Endpoints {
 		if e == "" || strings.ContainsAny(e, " \t\n") {
-			return parsed{}, bad(fmt.Sprintf("endpoints[%d]", i), "%q is not an address; want host:port or a URL such as https://host:2379", e)
+			return parsed{}, store.Facts{}, bad(fmt.Sprintf("endpoints[%d]", i), "%q is not an address; want host:port or a URL such as https://host:2379", e)
 		}
 	}
 	switch {
 	case c.Username != "" && c.PasswordFile == "":
-		return parsed{}, bad("password-file", "missing; a username needs the file of its password")
+		return parsed{}, store.Facts{}, bad("password-file", "missing; a username needs the file of its password")
 	case c.Username == "" && c.PasswordFile != "":
-		return parsed{}, bad("username", "missing; a password-file needs the user it belongs to")
+		return parsed{}, store.Facts{}, bad("username", "missing; a password-file needs the user it belongs to")
 	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
-		return parsed{}, err
+		return parsed{}, store.Facts{}, err
 	}
 	prefix := DefaultPrefix
 	if c.Options.Prefix != "" {
 		if err := checkPrefix(c.Options.Prefix); err != nil {
-			return parsed{}, bad("options.prefix", "%v", err)
+			return parsed{}, store.Facts{}, bad("options.prefix", "%v", err)
 		}
 		prefix = c.Options.Prefix
 	}
@@ -120,7 +93,7 @@ func parseSpec(spec store.Spec) (parsed, error) {
 	if c.PasswordFile != "" {
 		b, err := os.ReadFile(string(c.PasswordFile))
 		if err != nil {
-			return parsed{}, bad("password-file", "%v", err)
+			return parsed{}, store.Facts{}, bad("password-file", "%v", err)
 		}
 		cfg.Password, _, _ = strings.Cut(string(b), "\n")
 		cfg.Password = strings.TrimSuffix(cfg.Password, "\r")
@@ -128,7 +101,7 @@ func parseSpec(spec store.Spec) (parsed, error) {
 	if c.TLS != nil {
 		t, field, err := c.TLS.config()
 		if err != nil {
-			return parsed{}, bad("tls."+field, "%v", err)
+			return parsed{}, store.Facts{}, bad("tls."+field, "%v", err)
 		}
 		cfg.TLS = t
 	}
@@ -148,7 +121,21 @@ func parseSpec(spec store.Spec) (parsed, error) {
 		checks[0] = "reach: signs in as username at open, within timeout"
 	}
 	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: checks}
-	return parsed{client: cfg, opts: opts, facts: facts}, nil
+	return parsed{client: cfg, opts: opts}, facts, nil
+}
+
+// dialSpec makes the client of p and the store on it.
+func dialSpec(_ context.Context, _ store.Spec, p parsed) (store.RangeStore, error) {
+	client, err := clientv3.New(p.client)
+	if err != nil {
+		return nil, fmt.Errorf("etcdstore: making a client of %v: %w", p.client.Endpoints, err)
+	}
+	st, err := newStore(client, true, p.opts)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // config returns the TLS configuration, or the field at fault and why.

@@ -12,9 +12,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-func init() { store.Register("redis", store.Type{Check: checkSpec, Open: openSpec}) }
+// The configuration type "redis" opens a store on a client of its own, which the
+// store's Close closes.
+func init() { store.Register("redis", storekit.Opener(parseSpec, dialSpec)) }
 
 // specConfig is the configuration of a store of type redis:
 //
@@ -47,16 +50,22 @@ type specConfig struct {
 	} `yaml:"options"`
 }
 
-// checkSpec checks the settings of a store of type redis, without I/O (it reads
-// password-file), and returns their facts.
-func checkSpec(spec store.Spec) (store.Facts, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return store.Facts{}, err
-	}
-	_, cfg, err := c.client(spec)
+// parsed is a store of type redis as its settings give it, checked.
+type parsed struct {
+	client *redis.UniversalOptions
+	cfg    config
+}
+
+// parseSpec checks c, the settings of spec, without I/O (it reads password-file) and
+// returns them with their facts. Its errors name the field of spec at fault and the
+// values it allows.
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
+	uo, cfg, err := c.client(spec)
 	if err != nil {
-		return store.Facts{}, err
+		return parsed{}, store.Facts{}, err
+	}
+	if spec.Logger != nil {
+		WithLogger(spec.Logger)(&cfg)
 	}
 	durability := "durability: refuses a server without appendonly yes and appendfsync always, or whose settings it cannot read, unless options.allowVolatile"
 	if cfg.volatile {
@@ -69,31 +78,19 @@ func checkSpec(spec store.Spec) (store.Facts, error) {
 	if cfg.replicas > 0 {
 		replication += fmt.Sprintf("; refuses a master with fewer than %d replicas (options.replicas)", cfg.replicas)
 	}
-	return store.Facts{Timeout: cfg.timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true,
-		Checks: []string{"reach: reads the server's persistence settings within timeout", durability, replication}}, nil
+	facts := store.Facts{Timeout: cfg.timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true,
+		Checks: []string{"reach: reads the server's persistence settings within timeout", durability, replication}}
+	return parsed{client: uo, cfg: cfg}, facts, nil
 }
 
-// openSpec opens a store of type redis, with a client that the store owns. Its
-// errors name the field of spec at fault and the values it allows.
-func openSpec(ctx context.Context, spec store.Spec) (store.RangeStore, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return nil, err
-	}
-	uo, cfg, err := c.client(spec)
-	if err != nil {
-		return nil, err
-	}
-	if spec.Logger != nil {
-		WithLogger(spec.Logger)(&cfg)
-	}
-	client := redis.NewUniversalClient(uo)
-	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-	defer cancel()
-	st, err := newStore(ctx, client, true, cfg)
+// dialSpec makes the client of p and the store on it, which checks the server
+// within ctx.
+func dialSpec(ctx context.Context, _ store.Spec, p parsed) (store.RangeStore, error) {
+	client := redis.NewUniversalClient(p.client)
+	st, err := newStore(ctx, client, true, p.cfg)
 	if err != nil {
 		client.Close()
-		return nil, fmt.Errorf("%s: %w", spec.Path, err)
+		return nil, err
 	}
 	return st, nil
 }

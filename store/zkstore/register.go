@@ -11,9 +11,12 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-func init() { store.Register("zookeeper", store.Type{Check: checkSpec, Open: openSpec}) }
+// The configuration type "zookeeper" opens a store on a connection of its own,
+// which the store's Close closes.
+func init() { store.Register("zookeeper", storekit.Opener(parseSpec, dialSpec)) }
 
 // SessionTimeout is the ZooKeeper session timeout of the connections that the
 // configuration type "zookeeper" opens. The store keeps no ephemeral znodes, so a
@@ -39,70 +42,54 @@ type specConfig struct {
 type parsed struct {
 	servers []string
 	opts    []Option
-	facts   store.Facts
 }
 
-// checkSpec checks the settings of a store of type zookeeper, without I/O, and
-// returns their facts.
-func checkSpec(spec store.Spec) (store.Facts, error) {
-	p, err := parseSpec(spec)
-	return p.facts, err
-}
-
-// openSpec opens a store of type zookeeper on a connection of its own, which the
-// store's Close closes.
-func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
-	p, err := parseSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	logger := spec.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	conn, _, err := zk.Connect(p.servers, SessionTimeout, zk.WithLogger(zkLogger{logger}), zk.WithLogInfo(false))
-	if err != nil {
-		return nil, fmt.Errorf("%s: zkstore: connecting to %v: %w", spec.Path, p.servers, err)
-	}
-	st, err := newStore(conn, true, p.opts)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("%s: %w", spec.Path, err)
-	}
-	return st, nil
-}
-
-// parseSpec checks the settings of spec. Its errors name the field of spec at fault
-// and the values it allows.
-func parseSpec(spec store.Spec) (parsed, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, err
-	}
+// parseSpec checks c, the settings of spec, without I/O and returns them with their
+// facts. Its errors name the field of spec at fault and the values it allows.
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	bad := spec.Invalid
 	if len(c.Servers) == 0 {
-		return parsed{}, bad("servers", "missing; want a list of the ensemble's client addresses, such as [127.0.0.1:2181]")
+		return parsed{}, store.Facts{}, bad("servers", "missing; want a list of the ensemble's client addresses, such as [127.0.0.1:2181]")
 	}
 	for i, srv := range c.Servers {
 		if _, _, err := net.SplitHostPort(srv); err != nil || strings.ContainsAny(srv, " \t\n/") {
-			return parsed{}, bad(fmt.Sprintf("servers[%d]", i), "%q is not an address; want host:port such as 127.0.0.1:2181", srv)
+			return parsed{}, store.Facts{}, bad(fmt.Sprintf("servers[%d]", i), "%q is not an address; want host:port such as 127.0.0.1:2181", srv)
 		}
 	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
-		return parsed{}, err
+		return parsed{}, store.Facts{}, err
 	}
 	root := DefaultRoot
 	if c.Options.Root != "" {
 		if err := checkRoot(c.Options.Root); err != nil {
-			return parsed{}, bad("options.root", "%v", err)
+			return parsed{}, store.Facts{}, bad("options.root", "%v", err)
 		}
 		root = c.Options.Root
 	}
 	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: []string{
 		"reach: connects in the background from open; each call waits for the session within timeout",
 	}}
-	return parsed{servers: c.Servers, opts: []Option{WithRoot(root), WithTimeout(timeout)}, facts: facts}, nil
+	return parsed{servers: c.Servers, opts: []Option{WithRoot(root), WithTimeout(timeout)}}, facts, nil
+}
+
+// dialSpec connects to the servers of p, in the background, and makes the store on
+// the connection.
+func dialSpec(_ context.Context, spec store.Spec, p parsed) (store.RangeStore, error) {
+	logger := spec.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	conn, _, err := zk.Connect(p.servers, SessionTimeout, zk.WithLogger(zkLogger{logger}), zk.WithLogInfo(false))
+	if err != nil {
+		return nil, fmt.Errorf("zkstore: connecting to %v: %w", p.servers, err)
+	}
+	st, err := newStore(conn, true, p.opts)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // zkLogger passes the ZooKeeper client's log lines, such as a lost connection, to

@@ -11,9 +11,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
-func init() { store.Register("mongodb", store.Type{Check: checkSpec, Open: openSpec}) }
+// The configuration type "mongodb" opens a store on a client of its own, which the
+// store's Close disconnects.
+func init() { store.Register("mongodb", storekit.Opener(parseSpec, dialSpec)) }
 
 // specConfig is the configuration of a store of type mongodb:
 //
@@ -47,59 +50,29 @@ type parsed struct {
 	client   *options.ClientOptions
 	database string
 	opts     []Option
-	facts    store.Facts
 }
 
-// checkSpec checks the settings of a store of type mongodb, without I/O, and
-// returns their facts.
-func checkSpec(spec store.Spec) (store.Facts, error) {
-	p, err := parseSpec(spec)
-	return p.facts, err
-}
-
-// openSpec opens a store of type mongodb on a client of its own, which the store's
-// Close disconnects.
-func openSpec(_ context.Context, spec store.Spec) (store.RangeStore, error) {
-	p, err := parseSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	client, err := mongo.Connect(p.client)
-	if err != nil {
-		return nil, fmt.Errorf("%s: mongostore: making a client: %w", spec.Path, err)
-	}
-	st, err := newStore(client.Database(p.database), true, p.opts)
-	if err != nil {
-		client.Disconnect(context.Background())
-		return nil, fmt.Errorf("%s: %w", spec.Path, err)
-	}
-	return st, nil
-}
-
-// parseSpec checks the settings of spec. Its errors name the field of spec at fault
-// and the values it allows; they never repeat the URI, which may hold a password.
-func parseSpec(spec store.Spec) (parsed, error) {
-	var c specConfig
-	if err := spec.DecodeSettings(&c); err != nil {
-		return parsed{}, err
-	}
+// parseSpec checks c, the settings of spec, without I/O and returns them with their
+// facts. Its errors name the field of spec at fault and the values it allows; they
+// never repeat the URI, which may hold a password.
+func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	bad := spec.Invalid
 	if c.URI == "" {
-		return parsed{}, bad("uri", "missing; want a MongoDB connection string such as mongodb://127.0.0.1:27017/")
+		return parsed{}, store.Facts{}, bad("uri", "missing; want a MongoDB connection string such as mongodb://127.0.0.1:27017/")
 	}
 	co := options.Client().ApplyURI(uriFiles(c.URI, spec))
 	if err := co.Validate(); err != nil {
-		return parsed{}, bad("uri", "not a MongoDB connection string (mongodb://host:port/?options): %v", err)
+		return parsed{}, store.Facts{}, bad("uri", "not a MongoDB connection string (mongodb://host:port/?options): %v", err)
 	}
 	switch {
 	case c.Database == "":
-		return parsed{}, bad("database", "missing; want the name of the database that holds the collections %s and %s", RangeCollection, SlotCollection)
+		return parsed{}, store.Facts{}, bad("database", "missing; want the name of the database that holds the collections %s and %s", RangeCollection, SlotCollection)
 	case len(c.Database) > maxDatabaseLen || strings.ContainsAny(c.Database, "/\\. \"$*<>:|?\x00"):
-		return parsed{}, bad("database", "%q is not a database name: at most %d bytes, none of /\\. \"$*<>:|?", c.Database, maxDatabaseLen)
+		return parsed{}, store.Facts{}, bad("database", "%q is not a database name: at most %d bytes, none of /\\. \"$*<>:|?", c.Database, maxDatabaseLen)
 	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
-		return parsed{}, err
+		return parsed{}, store.Facts{}, err
 	}
 	opts := []Option{WithTimeout(timeout)}
 	if c.Options.AllowFerretDB {
@@ -110,11 +83,11 @@ func parseSpec(spec store.Spec) (parsed, error) {
 	}
 	if wc := co.WriteConcern; wc != nil && wc.W != nil && wc.W != "majority" {
 		if !c.Options.WeakWriteConcern {
-			return parsed{}, fmt.Errorf("%s.uri: %w: %w: the URI asks for w=%v; a failover could roll back an acknowledged reservation. Drop w= from the URI for majority, or set options.weakWriteConcern: true",
+			return parsed{}, store.Facts{}, fmt.Errorf("%s.uri: %w: %w: the URI asks for w=%v; a failover could roll back an acknowledged reservation. Drop w= from the URI for majority, or set options.weakWriteConcern: true",
 				spec.Path, store.ErrInvalidArgument, ErrWeakWriteConcern, wc.W)
 		}
 		if err := checkWriteConcern(wc); err != nil { // as New would refuse it
-			return parsed{}, fmt.Errorf("%s: mongostore: %w", spec.Path, err)
+			return parsed{}, store.Facts{}, fmt.Errorf("%s: mongostore: %w", spec.Path, err)
 		}
 		opts = append(opts, WithWeakWriteConcern(wc))
 	}
@@ -125,7 +98,22 @@ func parseSpec(spec store.Spec) (parsed, error) {
 	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: []string{
 		"reach: connects on the first operation, within timeout", server,
 	}}
-	return parsed{client: co, database: c.Database, opts: opts, facts: facts}, nil
+	return parsed{client: co, database: c.Database, opts: opts}, facts, nil
+}
+
+// dialSpec makes the client of p, which connects on the first operation, and the
+// store on its database.
+func dialSpec(_ context.Context, _ store.Spec, p parsed) (store.RangeStore, error) {
+	client, err := mongo.Connect(p.client)
+	if err != nil {
+		return nil, fmt.Errorf("mongostore: making a client: %w", err)
+	}
+	st, err := newStore(client.Database(p.database), true, p.opts)
+	if err != nil {
+		client.Disconnect(context.Background())
+		return nil, err
+	}
+	return st, nil
 }
 
 // fileOptions are the connection string options that name a file, in lower case (the

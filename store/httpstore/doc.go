@@ -1,0 +1,27 @@
+// Package httpstore is the store type http ("proxy" in CosId 4.x): a RangeStore and
+// SlotLeaseStore whose backend is a cosid serve, reached over its store API
+// (/v1/store/…). Many processes share the server's store through any number of
+// servers; the servers keep no state, so it does not matter which one a call reaches.
+//
+// A Store may know several servers (NewServers, urls: in the configuration). A call
+// goes to the server that last answered, and on to the next only when it did not
+// reach a server: no connection could be made to it (the dial failed: refused, timed
+// out, no such host), or the transport reports that it failed while getting a
+// connection, before any of the request was written (a TLS handshake). A call that
+// reached a server may have taken effect, so whatever the server answered, or if the
+// connection broke after the request went out (the outcome is unknown), the call is
+// not sent again to this or any other server: nothing is reserved twice, and the
+// generators above a store retry with backoff anyway. With one server, a call that
+// did not reach it is tried once more.
+//
+// A Store trusts its server only so far: it follows no redirect (its token would go
+// along), refuses a URL with a user name or password in it (which would show in
+// every error), and checks the ranges and leases it is answered before it returns
+// them.
+//
+// Configuration (type http):
+//
+//	stores:
+//	  ids: { type: http, url: "https://ids.internal:8686", token-file: /run/secrets/cosid, timeout: 3s }
+//	  fleet: { type: http, urls: ["https://ids-a.internal:8686", "https://ids-b.internal:8686"], token-file: /run/secrets/cosid }
+package httpstore

@@ -5,6 +5,7 @@ go 1.26.0
 tool (
 	connectrpc.com/connect/cmd/protoc-gen-connect-go
 	github.com/cosid-go/cosid/internal/tools/modules
+	github.com/cosid-go/cosid/internal/tools/release
 	google.golang.org/protobuf/cmd/protoc-gen-go
 	honnef.co/go/tools/cmd/staticcheck
 )

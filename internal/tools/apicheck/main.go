@@ -266,10 +266,10 @@ func load(ctx context.Context, root string, m *repo.Module) (*apidiff.Module, er
 	if len(paths) == 0 {
 		return mod, nil
 	}
+	// The export data of the packages and their dependencies, built as go vet and
+	// go build build them: the build cache has every dependency by the time
+	// .ci/run gets here, and the working tree's packages too.
 	cfg.Mode = packages.NeedName | packages.NeedModule | packages.NeedTypes
-	// -trimpath: the export data of a package does not depend on where its tree
-	// is, so the build cache serves a package unchanged since the tag.
-	cfg.BuildFlags = []string{"-trimpath"}
 	if pkgs, err = packages.Load(cfg, paths...); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package release_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,11 +15,28 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
 	"golang.org/x/mod/sumdb/dirhash"
 )
 
-// version is the rehearsal's release. No proxy but the rehearsal's own has it.
-const version = "v0.0.1-rehearsal"
+// rehearsalVersion returns the rehearsal's release: v0.0.1-rehearsal before the
+// first release, the next patch's -rehearsal after the last release in HEAD's
+// history (a release must be above it). No proxy but the rehearsal's own has it.
+func rehearsalVersion(t *testing.T, c command) string {
+	t.Helper()
+	last := "v0.0.0"
+	for _, tag := range strings.Fields(c.run("git", "tag", "--merged", "HEAD", "--list", "v*")) {
+		if semver.IsValid(tag) && semver.Canonical(tag) == tag && semver.Compare(tag, last) > 0 {
+			last = tag
+		}
+	}
+	mmp := strings.Split(strings.TrimPrefix(semver.Canonical(strings.TrimSuffix(last, semver.Prerelease(last))), "v"), ".")
+	patch, err := strconv.Atoi(mmp[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("v%s.%s.%d-rehearsal", mmp[0], mmp[1], patch+1)
+}
 
 // placeholder is the version at which the modules require each other before the
 // first release.
@@ -28,9 +46,9 @@ const placeholder = "v0.0.0-00010101000000-000000000000"
 // the stores, metrics, proto (server requires it), server and the CLI.
 var mustRelease = []string{".", "store/redisstore", "store/etcdstore", "store/zkstore", "store/mongostore", "metrics", "proto", "server", "cmd/cosid"}
 
-// TestReleaseRehearsal makes the release v0.0.1-rehearsal of a clone of HEAD (not
-// of the working tree: commit what it should see) into a proxy of its own, and
-// installs from it as a user would:
+// TestReleaseRehearsal makes the release v0.0.1-rehearsal (after a release, the next
+// patch's) of a clone of HEAD (not of the working tree: commit what it should see)
+// into a proxy of its own, and installs from it as a user would:
 //
 //   - scripts/release in the clone: the checkout is unchanged, every released module
 //     of go.work is tagged on a commit whose go.mod requires the repository's modules
@@ -71,6 +89,11 @@ func TestReleaseRehearsal(t *testing.T) {
 		"GOTOOLCHAIN=local",
 	}}
 	head := c.run("git", "rev-parse", "HEAD")
+	if c.run("git", "rev-parse", "--is-shallow-repository") == "true" {
+		t.Fatal("the repository is a shallow clone, and a release needs the history and tags of the last one: git fetch --unshallow --tags")
+	}
+	version := rehearsalVersion(t, c)
+	t.Logf("the rehearsal's release: %s", version)
 	sharedCache := c.run("go", "env", "GOMODCACHE")
 	usualProxy := c.run("go", "env", "GOPROXY")
 	shared := "file://" + filepath.ToSlash(filepath.Join(sharedCache, "cache", "download"))
@@ -164,7 +187,7 @@ func TestReleaseRehearsal(t *testing.T) {
 	})
 
 	t.Run("go.mod, go.sum and go.work at the release", func(t *testing.T) {
-		sums := proxySums(t, proxyDir, released)
+		sums := proxySums(t, proxyDir, released, version)
 		for _, m := range modules {
 			for p, v := range requiresOf(t, m.dir+"/go.mod", []byte(readFile(t, filepath.Join(clone, m.dir, "go.mod")))) {
 				if v != version {
@@ -218,7 +241,7 @@ func TestReleaseRehearsal(t *testing.T) {
 			t.Errorf("go list -m all names the placeholder:\n%s", all)
 		}
 		for _, p := range []string{modulePath, modulePath + "/store/redisstore"} {
-			if !strings.Contains(all, p+" "+version+"\n") {
+			if !slices.Contains(strings.Split(all, "\n"), p+" "+version) {
 				t.Errorf("go list -m all lacks %s %s:\n%s", p, version, all)
 			}
 		}
@@ -322,7 +345,7 @@ func ids(t *testing.T, out string, n int) {
 
 // proxySums returns the go.sum hashes of the released modules as the proxy serves
 // them: "PATH VERSION" and "PATH VERSION/go.mod" to their h1: hashes.
-func proxySums(t *testing.T, proxyDir string, released []workModule) map[string]string {
+func proxySums(t *testing.T, proxyDir string, released []workModule, version string) map[string]string {
 	t.Helper()
 	sums := map[string]string{}
 	for _, m := range released {

@@ -68,6 +68,9 @@ func check(ctx context.Context, root string, only []string, w io.Writer) (int, e
 		return 0, err
 	}
 	git.Dir = top
+	if shallow, _ := git.Output(ctx, "git", "rev-parse", "--is-shallow-repository"); shallow == "true" {
+		return 0, errors.New("a shallow clone may not have the last release in its history: git fetch --unshallow --tags")
+	}
 	base, err := lastRelease(ctx, git)
 	if err != nil {
 		return 0, err

@@ -107,6 +107,7 @@ func TestReleaseRehearsal(t *testing.T) {
 	g.run("git", "add", "rehearsal_api.go")
 	g.run("git", "commit", "--quiet", "-m", "rehearsal: an exported function to remove")
 	srcHead := g.run("git", "rev-parse", "HEAD")
+	srcTags := g.run("git", "tag")
 
 	modules := workModules(t, src)
 	var released []workModule
@@ -138,8 +139,8 @@ func TestReleaseRehearsal(t *testing.T) {
 		if got := g.run("git", "rev-parse", "HEAD"); got != srcHead {
 			t.Errorf("HEAD moved to %s", got)
 		}
-		if tags := g.run("git", "tag"); tags != "" {
-			t.Errorf("tags in the checkout: %s", tags)
+		if tags := g.run("git", "tag"); tags != srcTags {
+			t.Errorf("the checkout's tags were\n%s\nand are\n%s", srcTags, tags)
 		}
 		if status := g.run("git", "status", "--porcelain"); status != "" {
 			t.Errorf("changes in the checkout:\n%s", status)

@@ -94,3 +94,51 @@ func TestWithObserverKey_ReportsUnderTheGivenKey(t *testing.T) {
 		obs.mu.Unlock()
 	}
 }
+
+// gateObserver holds every Reserved until its gate opens, and says when one came.
+type gateObserver struct {
+	entered chan store.Range
+	gate    chan struct{}
+}
+
+func (o *gateObserver) Reserved(_ string, r store.Range, _ time.Duration) {
+	o.entered <- r
+	<-o.gate
+}
+func (o *gateObserver) RefillFailed(string, error, time.Duration) {}
+func (o *gateObserver) Waited(string, time.Duration)              {}
+
+// TestObserver_ReservedBeforeAnIdOfTheRangeIsHandedOut holds the observer's Reserved
+// of the first range: the caller that waits for that range gets no id until the
+// observer has had it, so a metric of reserved ids is never behind the ids handed out.
+func TestObserver_ReservedBeforeAnIdOfTheRangeIsHandedOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		obs := &gateObserver{entered: make(chan store.Range, 1), gate: make(chan struct{})}
+		g, err := segment.New(newTestStore(), "app/order", segment.DefaultBatchPolicy(),
+			segment.WithLogger(nil), segment.WithObserver(obs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		ids := make(chan int64, 1)
+		go func() {
+			v, err := g.Next()
+			if err != nil {
+				t.Error(err)
+			}
+			ids <- v
+		}()
+		r := <-obs.entered
+		synctest.Wait() // every goroutine is blocked: the observer on its gate
+		select {
+		case v := <-ids:
+			close(obs.gate)
+			t.Fatalf("Next handed out %d of %v before the observer had the range", v, r)
+		default:
+		}
+		close(obs.gate)
+		if v := <-ids; v != r.Start {
+			t.Errorf("Next = %d; want %d, the first of %v", v, r.Start, r)
+		}
+	})
+}

@@ -215,7 +215,6 @@ func (g *Generator) reserve(f *refill) {
 		g.recordLocked(f.size, took, err)
 	}
 	f.err = err
-	close(f.done)
 	if g.handover {
 		// The reservation ahead of need that the first range started: this may run
 		// on the executor, which must not wait for room in itself.
@@ -247,6 +246,10 @@ func (g *Generator) reserve(f *refill) {
 			g.o.logger.Error("segment: reservation failed for good", "key", g.key, "err", err)
 		}
 	}
+	// The callers that wait for f go on only now: a range's event reaches the
+	// observer before any id of it is handed out to them, so a metric of reserved
+	// ids is never behind the ids a caller holds.
+	close(f.done)
 }
 
 // checkRangeLocked refuses a range that would break the generator's promises, whatever

@@ -51,7 +51,9 @@ func newMariaTemplate(t *testing.T) *mariaTemplate {
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	m := &mariaTemplate{t: t, bin: bin, base: base, dir: filepath.Join(base, "template"), cred: asRoot(t, "mysql", base)}
-	args := []string{"--no-defaults", "--datadir=" + m.dir, "--auth-root-authentication-method=normal", "--skip-test-db"}
+	// The temporary tables of the install go to a directory of its own: in the
+	// shared /tmp, another MariaDB's cleanup once removed one under it.
+	args := []string{"--no-defaults", "--datadir=" + m.dir, "--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir=" + base}
 	if m.cred != nil {
 		args = append(args, "--user=mysql")
 	}
@@ -76,7 +78,7 @@ func (m *mariaTemplate) server(serverID int, extra ...string) (*ownServer, strin
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	_, port, _ := splitPort(addr)
 	args := []string{m.bin, "--no-defaults", "--datadir=" + dir, "--port=" + port, "--bind-address=127.0.0.1",
-		"--socket=" + filepath.Join(dir, "sock"), "--pid-file=" + filepath.Join(dir, "pid"), "--skip-name-resolve",
+		"--socket=" + filepath.Join(dir, "sock"), "--pid-file=" + filepath.Join(dir, "pid"), "--tmpdir=" + dir, "--skip-name-resolve",
 		"--server-id=" + strconv.Itoa(serverID), "--log-bin=mysql-bin", "--log-slave-updates", "--binlog-format=ROW",
 		"--gtid-strict-mode=1", "--sync-binlog=1", "--innodb-flush-log-at-trx-commit=1", "--innodb-log-file-size=8M",
 		"--innodb-buffer-pool-size=32M", "--performance-schema=OFF", "--max-connections=200"}

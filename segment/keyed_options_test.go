@@ -109,36 +109,46 @@ func (o *gateObserver) RefillFailed(string, error, time.Duration) {}
 func (o *gateObserver) Waited(string, time.Duration)              {}
 
 // TestObserver_ReservedBeforeAnIdOfTheRangeIsHandedOut holds the observer's Reserved
-// of the first range: the caller that waits for that range gets no id until the
-// observer has had it, so a metric of reserved ids is never behind the ids handed out.
+// of the first range, which New starts: a caller that comes while the observer has
+// it, or that was waiting already, gets no id of the range until the observer is
+// done, so a metric of reserved ids is never behind the ids handed out.
 func TestObserver_ReservedBeforeAnIdOfTheRangeIsHandedOut(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		obs := &gateObserver{entered: make(chan store.Range, 1), gate: make(chan struct{})}
-		g, err := segment.New(newTestStore(), "app/order", segment.DefaultBatchPolicy(),
-			segment.WithLogger(nil), segment.WithObserver(obs))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer g.Close()
-		ids := make(chan int64, 1)
-		go func() {
-			v, err := g.Next()
+	for _, callFirst := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			obs := &gateObserver{entered: make(chan store.Range, 1), gate: make(chan struct{})}
+			g, err := segment.New(newTestStore(), "app/order", segment.DefaultBatchPolicy(),
+				segment.WithLogger(nil), segment.WithObserver(obs))
 			if err != nil {
-				t.Error(err)
+				t.Fatal(err)
 			}
-			ids <- v
-		}()
-		r := <-obs.entered
-		synctest.Wait() // every goroutine is blocked: the observer on its gate
-		select {
-		case v := <-ids:
+			defer g.Close()
+			ids := make(chan int64, 1)
+			next := func() {
+				v, err := g.Next()
+				if err != nil {
+					t.Error(err)
+				}
+				ids <- v
+			}
+			var r store.Range
+			if callFirst {
+				go next() // waits for the first range
+				r = <-obs.entered
+			} else {
+				r = <-obs.entered // the first range is reserved: its observer has it
+				go next()
+			}
+			synctest.Wait() // every goroutine is blocked: the observer on its gate
+			select {
+			case v := <-ids:
+				close(obs.gate)
+				t.Fatalf("Next (called first: %v) handed out %d of %v before the observer had the range", callFirst, v, r)
+			default:
+			}
 			close(obs.gate)
-			t.Fatalf("Next handed out %d of %v before the observer had the range", v, r)
-		default:
-		}
-		close(obs.gate)
-		if v := <-ids; v != r.Start {
-			t.Errorf("Next = %d; want %d, the first of %v", v, r.Start, r)
-		}
-	})
+			if v := <-ids; v != r.Start {
+				t.Errorf("Next = %d; want %d, the first of %v", v, r.Start, r)
+			}
+		})
+	}
 }

@@ -184,12 +184,20 @@ func (g *Generator) reserve(f *refill) {
 	end := g.o.now()
 	took := end.Sub(start)
 
+	if err == nil {
+		g.mu.Lock()
+		err = g.checkRangeLocked(r, f.size) // lastEnd moves only here, one reservation at a time
+		g.mu.Unlock()
+		if err == nil && !closed {
+			// The observer has a range before it is filed, where callers take ids
+			// of it: a metric of reserved ids is never behind the ids handed out.
+			g.o.observer.Reserved(g.o.obsKey, r, took)
+		}
+	}
+
 	g.mu.Lock()
 	g.inflight = nil
 	closed = g.closed
-	if err == nil {
-		err = g.checkRangeLocked(r, f.size)
-	}
 	var recovered int
 	var retryIn time.Duration
 	f.tooBig = errors.Is(err, store.ErrExhausted) && f.min > g.p.Step
@@ -228,7 +236,6 @@ func (g *Generator) reserve(f *refill) {
 	switch {
 	case closed:
 	case err == nil:
-		g.o.observer.Reserved(g.o.obsKey, r, took)
 		g.o.logger.Debug("segment: reserved", "key", g.key, "range", r, "took", took)
 		if recovered > 0 {
 			g.o.logger.Info("segment: reservations work again", "key", g.key, "failures", recovered)
@@ -246,9 +253,8 @@ func (g *Generator) reserve(f *refill) {
 			g.o.logger.Error("segment: reservation failed for good", "key", g.key, "err", err)
 		}
 	}
-	// The callers that wait for f go on only now: a range's event reaches the
-	// observer before any id of it is handed out to them, so a metric of reserved
-	// ids is never behind the ids a caller holds.
+	// The callers that wait for f go on only now, after the observer had a failure
+	// too: its metric is never behind what a caller was told.
 	close(f.done)
 }
 

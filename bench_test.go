@@ -1,6 +1,7 @@
 package cosid_test
 
 import (
+	"encoding/json"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -75,6 +76,45 @@ func BenchmarkRuntime(b *testing.B) {
 		for b.Loop() {
 			if _, err := rt.Next(ctx, "order"); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkID_JSON compares a JSON round trip (Marshal, then Unmarshal) of a
+// struct holding an ID, written as a string, with that of the same struct holding
+// an int64, written as a number: the baseline.
+func BenchmarkID_JSON(b *testing.B) {
+	type withInt struct {
+		ID int64 `json:"id"`
+	}
+	type withID struct {
+		ID cosid.ID `json:"id"`
+	}
+	const v = 920213737330208768
+	b.Run("int64", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			data, err := json.Marshal(withInt{ID: v})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var back withInt
+			if err := json.Unmarshal(data, &back); err != nil || back.ID != v {
+				b.Fatal(back, err)
+			}
+		}
+	})
+	b.Run("ID", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			data, err := json.Marshal(withID{ID: v})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var back withID
+			if err := json.Unmarshal(data, &back); err != nil || back.ID != v {
+				b.Fatal(back, err)
 			}
 		}
 	})

@@ -2,6 +2,7 @@ package cosid_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -80,4 +81,39 @@ func ExampleRuntime_Snowflake() {
 	parts := event.Layout().Parse(second)
 	fmt.Println("machine", parts.Machine, "increasing:", second > first)
 	// Output: machine 7 increasing: true
+}
+
+// An ID is the id an application keeps: Fill fills it, and its JSON is a string,
+// which JavaScript reads without losing digits.
+func ExampleID() {
+	cfg, _ := cosid.ParseConfig([]byte(`
+cosid:
+  stores: { mem: { type: memory } }
+  generators:
+    order: { strategy: segment, store: mem, initial-offset: 920213737330208768 }
+`))
+	rt, err := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer rt.Close()
+	type Order struct {
+		ID   cosid.ID `cosid:"order" json:"id"`
+		Item string   `json:"item"`
+	}
+	o := Order{Item: "book"}
+	if err := rt.Fill(context.Background(), &o); err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, _ := json.Marshal(o)
+	fmt.Println(string(out))
+
+	var in Order
+	_ = json.Unmarshal([]byte(`{"id":42,"item":"pen"}`), &in) // a number is read too
+	fmt.Println(in.ID, in.Item)
+	// Output:
+	// {"id":"920213737330208768","item":"book"}
+	// 42 pen
 }

@@ -7,15 +7,16 @@ import (
 )
 
 // Fill sets the fields of the struct that ptr points to which carry a tag
-// `cosid:"name"` and are still zero: an int64 field gets the next id of the segment
-// or snowflake generator name, a string field the text of the next id of any
-// generator. It fills the fields of embedded structs too, and of embedded pointers
+// `cosid:"name"` and are still zero: an int64 field, or an ID (any type whose kind
+// is int64), gets the next id of a generator whose ids are int64s (a segment, a
+// snowflake: see GeneratorInfo.IntIDs), a string field the text of the next id of
+// any generator. It fills the fields of embedded structs too, and of embedded pointers
 // to structs, which it allocates when they are nil and hold a tagged field. Fill
 // checks every tagged field before it takes any id, so a wrong field costs no id;
 // the error names the field. A field tagged `cosid:"-"` is skipped.
 //
 //	type Order struct {
-//		ID     int64  `cosid:"order"`
+//		ID     ID     `cosid:"order"`
 //		BillNo string `cosid:"bill"`
 //	}
 func (rt *Runtime) Fill(ctx context.Context, ptr any) error {

@@ -95,6 +95,14 @@ func codecItems(path string, list []CodecItem, layout *snowflake.Layout) ([]code
 				}
 			}
 			items = append(items, codec.Friendly(*layout, loc))
+		case it.UUIDv7 != nil:
+			switch {
+			case layout == nil:
+				return nil, fmt.Errorf("%s.uuidv7: only a snowflake generator's ids have a UUIDv7 form", at)
+			case layout.Unit != time.Millisecond:
+				return nil, fmt.Errorf("%s.uuidv7: a UUIDv7 holds Unix milliseconds, and this generator's unit is %v; set unit: 1ms (the default layout's; layout: javascript counts seconds)", at, layout.Unit)
+			}
+			items = append(items, codec.UUIDv7(*layout))
 		}
 	}
 	return items, nil

@@ -211,6 +211,7 @@ type CodecItem struct {
 	DatePrefix *DatePrefixItem `yaml:"date-prefix"`
 	Period     *PeriodItem     `yaml:"period"`
 	Friendly   *FriendlyItem   `yaml:"friendly"`
+	UUIDv7     *UUIDv7Item     `yaml:"uuidv7"`
 }
 
 // RadixItem writes the value in a radix from 2 to 62 (alphabet 0-9A-Za-z).
@@ -246,6 +247,11 @@ type PeriodItem struct {
 type FriendlyItem struct {
 	Zone string `yaml:"zone"`
 }
+
+// UUIDv7Item writes a Snowflake id whose unit is 1ms as an RFC 9562 version-7
+// UUID, of its time, machine and sequence (codec.UUIDv7); it takes no settings
+// (uuidv7: {}) and stands alone in its list.
+type UUIDv7Item struct{}
 
 // file is the shape of a configuration file.
 type file struct {

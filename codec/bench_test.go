@@ -6,6 +6,7 @@ import (
 
 	"github.com/cosid-go/cosid/codec"
 	"github.com/cosid-go/cosid/segment"
+	"github.com/cosid-go/cosid/snowflake"
 )
 
 // benchValue is a Snowflake-sized id: 18 decimal digits, 10 in radix 62.
@@ -73,6 +74,39 @@ func BenchmarkDecode(b *testing.B) {
 				b.Fatal(err)
 			}
 			sinkID = id
+		}
+	})
+}
+
+// BenchmarkUUIDv7 times the uuidv7 item's Encode and Decode of a Snowflake id
+// beside strconv's decimal of it, the baseline.
+func BenchmarkUUIDv7(b *testing.B) {
+	c := mustNew(b, codec.UUIDv7(snowflake.DefaultLayout()))
+	b.Run("strconv.FormatInt/10", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkString = strconv.FormatInt(benchValue, 10)
+		}
+	})
+	b.Run("Encode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s, err := c.Encode(benchValue)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sinkString = s
+		}
+	})
+	text, _ := c.Encode(benchValue)
+	b.Run("Decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			v, err := c.Decode(text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sinkInt = v
 		}
 	})
 }

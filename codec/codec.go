@@ -10,10 +10,12 @@
 //	date-prefix {delimiter, pattern}           the period first, then the delimiter
 //	period     {delimiter}                     the period where the item stands, then the delimiter
 //	friendly   {zone}                          a Snowflake id as time-machine-sequence
+//	uuidv7     {}                              a Snowflake id as an RFC 9562 version-7 UUID
 //
 // The text is the items' parts in list order. A list holds at most one value item
-// (radix, to-string or friendly); a list without one writes the value in plain decimal, as
-// strconv.FormatInt does, between its prefixes and its suffixes. Prefixes and the
+// (radix, to-string, friendly or uuidv7, which stands alone: its text is a UUID); a
+// list without one writes the value in plain decimal, as strconv.FormatInt does,
+// between its prefixes and its suffixes. Prefixes and the
 // period come before the value, suffixes after it; a date-prefix can only be the
 // first item. Only a GroupedCodec has a period: a GroupedCodec whose list has no
 // date-prefix or period item leaves the period out of the text and cannot decode it.

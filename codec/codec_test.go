@@ -222,7 +222,7 @@ func TestCodec_NewRejectsInvalidItems(t *testing.T) {
 		{"width over MaxInt64's bits", []codec.Item{codec.Radix(2, 64, true)}, 0, "radix", "width", "64 is not in 0–63"},
 		{"to-string width", []codec.Item{codec.Prefix("A"), codec.ToString(20, true)}, 1, "to-string", "width", "20 is not in 0–19"},
 		{"two value items", []codec.Item{codec.Radix(10, 0, false), codec.Prefix("A"), codec.ToString(0, false)}, 1, "prefix", "", "comes after the value item at index 0"},
-		{"second value item", []codec.Item{codec.Radix(10, 0, false), codec.ToString(0, false)}, 1, "to-string", "", "second value item after the one at index 0; want at most one radix, to-string or friendly"},
+		{"second value item", []codec.Item{codec.Radix(10, 0, false), codec.ToString(0, false)}, 1, "to-string", "", "second value item after the one at index 0; want at most one radix, to-string, friendly or uuidv7"},
 		{"empty prefix", []codec.Item{codec.Prefix("")}, 0, "prefix", "value", "is empty"},
 		{"empty suffix", []codec.Item{codec.Radix(10, 0, false), codec.Suffix("")}, 1, "suffix", "value", "is empty"},
 		{"prefix not UTF-8", []codec.Item{codec.Prefix("\xff")}, 0, "prefix", "value", "not valid UTF-8"},
@@ -264,7 +264,7 @@ func TestItemError_MessageNamesIndexItemAndField(t *testing.T) {
 		t.Errorf("error = %v\nwant    %s", err, want)
 	}
 	_, err = codec.New(codec.Radix(10, 0, false), codec.Radix(10, 0, false))
-	want = "codec: item 1 (radix): is a second value item after the one at index 0; want at most one radix, to-string or friendly"
+	want = "codec: item 1 (radix): is a second value item after the one at index 0; want at most one radix, to-string, friendly or uuidv7"
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant    %s", err, want)
 	}

@@ -9,11 +9,11 @@ import (
 )
 
 // Item is one entry of a codec list, made by Radix, ToString, Prefix, Suffix,
-// DatePrefix, Period or Friendly; only this package makes items. Items are checked when New or
+// DatePrefix, Period, Friendly or UUIDv7; only this package makes items. Items are checked when New or
 // NewGrouped builds the list, so that an error can name the item's index.
 type Item interface {
 	// Kind returns the item's name in a codec list: "radix", "to-string", "prefix",
-	// "suffix", "date-prefix", "period" or "friendly".
+	// "suffix", "date-prefix", "period", "friendly" or "uuidv7".
 	Kind() string
 	// add checks the item as the index-th of its list and adds it to b.
 	add(b *builder, index int) error
@@ -61,13 +61,17 @@ type builder struct {
 	valueAt  int // the index of the value item, or -1
 	periodAt int // the index of the date-prefix or period item, or -1
 	suffixAt int // the index of the first suffix, or -1
+	aloneAt  int // the index of an item that stands alone in its list (uuidv7), or -1
 }
 
 func build(p segment.Period, items []Item) (layout, error) {
-	b := builder{period: p, valueAt: -1, periodAt: -1, suffixAt: -1}
+	b := builder{period: p, valueAt: -1, periodAt: -1, suffixAt: -1, aloneAt: -1}
 	for i, it := range items {
 		if it == nil {
-			return layout{}, &ItemError{Index: i, Reason: "is nil; want an item made by Radix, ToString, Prefix, Suffix, DatePrefix or Period"}
+			return layout{}, &ItemError{Index: i, Reason: "is nil; want an item made by Radix, ToString, Prefix, Suffix, DatePrefix, Period, Friendly or UUIDv7"}
+		}
+		if b.aloneAt >= 0 {
+			return layout{}, itemErr(i, it, "", "comes after the %s at index %d, which stands alone in its list", items[b.aloneAt].Kind(), b.aloneAt)
 		}
 		if err := it.add(&b, i); err != nil {
 			return layout{}, err
@@ -94,7 +98,7 @@ func itemErr(index int, it Item, field, format string, args ...any) *ItemError {
 func (b *builder) setValue(it Item, index int, v valueFormat) error {
 	switch {
 	case b.valueAt >= 0:
-		return itemErr(index, it, "", "is a second value item after the one at index %d; want at most one radix, to-string or friendly", b.valueAt)
+		return itemErr(index, it, "", "is a second value item after the one at index %d; want at most one radix, to-string, friendly or uuidv7", b.valueAt)
 	case b.suffixAt >= 0:
 		return itemErr(index, it, "", "comes after the suffix at index %d; suffixes go after the value", b.suffixAt)
 	}

@@ -32,6 +32,9 @@ var plainLists = []struct {
 	{"friendly", []codec.Item{codec.Friendly(snowflake.DefaultLayout(), time.UTC)}, math.MaxInt64},
 	{"friendly javascript in UTC+8 with prefix", []codec.Item{codec.Prefix("E"),
 		codec.Friendly(snowflake.JavaScriptLayout(), time.FixedZone("UTC+8", 8*3600))}, 1<<53 - 1},
+	{"uuidv7", []codec.Item{codec.UUIDv7(snowflake.DefaultLayout())}, math.MaxInt64},
+	{"uuidv7 41/8/10 from 2026", []codec.Item{codec.UUIDv7(snowflake.Layout{Epoch: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		Unit: time.Millisecond, TimestampBits: 41, MachineBits: 8, SequenceBits: 10})}, 1<<59 - 1},
 }
 
 // groupedLists are grouped codec lists of every kind, with the largest value each

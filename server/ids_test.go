@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cosid-go/cosid"
 )
 
 func TestNext_Text(t *testing.T) {
@@ -152,5 +154,30 @@ func TestDecode(t *testing.T) {
 				t.Errorf("decode %s %s: %s = %v, want %v (%s)", tt.name, tt.text, k, got[k], v, body)
 			}
 		}
+	}
+}
+
+// TestDecode_UUIDv7 checks /decode of a Snowflake generator whose text is a
+// UUIDv7: the time, machine and sequence, and a 400 naming the byte for a UUID
+// that is not one of its.
+func TestDecode_UUIDv7(t *testing.T) {
+	cfg, err := cosid.ParseConfig([]byte("cosid:\n  generators:\n    ev: { strategy: snowflake, machine-id: 7, codec: [ { uuidv7: {} } ] }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	s := mustNew(t, rt, WithLogger(nil))
+	status, _, body := do(t, s, "GET", "/v1/generators/ev/decode?text=01a17afa-bcd3-7000-8000-00000000702a", "")
+	want := `{"value":"905388396896088106","time":"2026-10-27T01:30:15.123Z","machine":7,"sequence":42}`
+	if status != http.StatusOK || strings.TrimSpace(body) != want {
+		t.Errorf("decode = %d %s, want 200 %s", status, body, want)
+	}
+	status, _, body = do(t, s, "GET", "/v1/generators/ev/decode?text=01a17afa-bcd3-4000-8000-00000000702a", "")
+	if status != http.StatusBadRequest || !strings.Contains(body, "byte 14: version 4; want 7") {
+		t.Errorf("decode of a UUIDv4 = %d %s, want 400 naming the version", status, body)
 	}
 }

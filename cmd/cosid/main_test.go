@@ -245,6 +245,16 @@ func TestDecode_PrintsJSON(t *testing.T) {
 			t.Errorf("cosid %v = %q (exit %d, stderr %q), want %q", tc.args, out, code, errOut, tc.out)
 		}
 	}
+	// A Snowflake's UUIDv7 decodes to its time, machine and sequence; a UUID that is
+	// not one of its (a random UUIDv7's rand_a) is refused.
+	uuidDir := writeConfig(t, "cosid:\n  generators:\n    ev: { strategy: snowflake, machine-id: 7, codec: [ { uuidv7: {} } ] }\n")
+	want := `{"value":"905388396896088106","time":"2026-10-27T01:30:15.123Z","machine":7,"sequence":42}` + "\n"
+	if out, errOut, code := runCLI(t, uuidDir, "decode", "ev", "01a17afa-bcd3-7000-8000-00000000702a"); code != 0 || out != want {
+		t.Errorf("decode ev of a UUIDv7 = %q (exit %d, stderr %q), want %q", out, code, errOut, want)
+	}
+	if _, errOut, code := runCLI(t, uuidDir, "decode", "ev", "01a17afa-bcd3-7cc3-8000-00000000702a"); code != 1 || !strings.Contains(errOut, "byte 15: rand_a is cc3; want 000") {
+		t.Errorf("decode ev of a random UUIDv7: exit %d, stderr %q", code, errOut)
+	}
 	// Without a configuration an ad-hoc segment's text is plain decimal.
 	if out, _, code := runCLI(t, t.TempDir(), "decode", "order", "7"); code != 0 || out != `{"value":7}`+"\n" {
 		t.Errorf("decode without a configuration = %q (exit %d)", out, code)

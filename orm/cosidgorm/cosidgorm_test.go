@@ -172,10 +172,10 @@ func TestPlugin_BadFieldsFailBeforeAnyID(t *testing.T) {
 			model   any
 			mention []string
 		}{
-			{"WrongType", &WrongType{}, []string{"cosidgorm: WrongType.Num has type int; want int64, cosid.ID or string"}},
-			{"Unknown", &Unknown{}, []string{"cosidgorm: Unknown.ID", `"nope"`, "unknown generator"}},
-			{"TextOnly", &TextOnly{}, []string{"cosidgorm: TextOnly.ID is an int64, but \"bill\" is a periodic-segment generator, whose ids are text only"}},
-			{"Keyed", &Keyed{}, []string{"cosidgorm: Keyed.ID", "keyed"}},
+			{"WrongType", &WrongType{}, []string{"cosidgorm: cosid: Fill: field WrongType.Num has type int; want int64 or string"}},
+			{"Unknown", &Unknown{}, []string{"cosidgorm: cosid: Fill: field Unknown.ID", `"nope"`, "unknown generator"}},
+			{"TextOnly", &TextOnly{}, []string{"field TextOnly.ID is an int64, but \"bill\" is a periodic-segment generator, whose ids are text only"}},
+			{"Keyed", &Keyed{}, []string{"field Keyed.ID", "keyed"}},
 		} {
 			for range 2 { // the second create meets the cached answer
 				err := db.Create(tc.model).Error
@@ -203,7 +203,7 @@ func TestPlugin_StoreDownFailsTheCreate(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
 		db := openDB(t, d, openRuntime(t, func(st store.RangeStore) store.RangeStore { return failing{st} }), &Order{}, &Line{})
 		err := db.Create(&[]Order{{Item: "a"}, {Item: "b"}}).Error
-		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, errDown) || !strings.Contains(err.Error(), "cosidgorm: Order.ID") {
+		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, errDown) || !strings.Contains(err.Error(), "cosidgorm: cosid: Fill: field Order.ID") {
 			t.Errorf("create on a store that is down: %v; want ErrUnavailable naming the field", err)
 		}
 		var n int64

@@ -10,9 +10,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/store"
 	"github.com/uptrace/bun"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testkit/ormtest"
 )
 
 // Order is a model whose primary key and bill number come from CosId.
@@ -178,11 +179,11 @@ func (m *textOnly) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 // take ids fails with an error wrapping cosid.ErrUnavailable, and inserts nothing.
 func TestFiller_StoreDownFailsTheInsert(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
-		useRuntime(t, func(st store.RangeStore) store.RangeStore { return failing{st} })
+		useRuntime(t, ormtest.Down)
 		db := openDB(t, d, (*Order)(nil))
 		ctx := t.Context()
 		_, err := db.NewInsert().Model(&[]Order{{Item: "a"}, {Item: "b"}}).Exec(ctx)
-		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, errDown) || !strings.Contains(err.Error(), "field Order.ID") {
+		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, ormtest.ErrDown) || !strings.Contains(err.Error(), "field Order.ID") {
 			t.Errorf("insert on a store that is down: %v; want ErrUnavailable naming the field", err)
 		}
 		if n, err := db.NewSelect().Model((*Order)(nil)).Count(ctx); err != nil || n != 0 {
@@ -207,7 +208,7 @@ func (l *Line) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 func TestFiller_SliceIsOneReservation(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
 		var reserves atomic.Int64
-		useRuntime(t, func(st store.RangeStore) store.RangeStore { return counting{st, "/line", &reserves} })
+		useRuntime(t, ormtest.Counting("/line", &reserves))
 		db := openDB(t, d, (*Line)(nil))
 		lines := make([]Line, 100)
 		if _, err := db.NewInsert().Model(&lines).Exec(t.Context()); err != nil {

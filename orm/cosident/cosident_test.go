@@ -4,17 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testkit/ormtest"
 	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/orm/cosident"
 	"github.com/cosid-go/cosid/orm/cosident/internal/entdemo"
@@ -24,31 +23,12 @@ import (
 	_ "modernc.org/sqlite"             // the driver "sqlite", pure Go
 )
 
-const config = `
-cosid:
-  stores: { mem: { type: memory } }
-  generators:
-    order: { strategy: segment, store: mem, step: 100 }
-    event: { strategy: snowflake, machine-id: 3 }
-`
-
-// sources opens config, its stores wrapped by wrap when it is not nil, and returns
-// the Sources of order and event.
+// sources opens ormtest's runtime, its stores wrapped by wrap unless it is nil,
+// and returns the Sources of order and event.
 func sources(t testing.TB, wrap func(store.RangeStore) store.RangeStore) (order, event cosid.Source) {
 	t.Helper()
-	cfg, err := cosid.ParseConfig([]byte(config))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []cosid.Option{cosid.WithLogger(nil)}
-	if wrap != nil {
-		opts = append(opts, cosid.WithStoreWrapper(func(_, _ string, st store.RangeStore) store.RangeStore { return wrap(st) }))
-	}
-	rt, err := cosid.Open(context.Background(), cfg, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
+	rt := ormtest.Runtime(t, wrap)
+	var err error
 	if order, err = rt.Source("order", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +37,6 @@ func sources(t testing.TB, wrap func(store.RangeStore) store.RangeStore) (order,
 	}
 	return order, event
 }
-
-var schemas atomic.Int64
 
 // dialects open an ent client of their own for a test, its tables created.
 var dialects = []struct {
@@ -73,20 +51,7 @@ var dialects = []struct {
 		return client(t, dialect.SQLite, db)
 	}},
 	{"PostgreSQL", func(t testing.TB) *entdemo.Client {
-		dsn := testenv.Server(t, testenv.Postgres)
-		admin, err := sql.Open("pgx", dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := fmt.Sprintf("cosident_%d_%d", os.Getpid(), schemas.Add(1))
-		if _, err := admin.Exec("drop schema if exists " + name + " cascade; create schema " + name); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			admin.Exec("drop schema " + name + " cascade")
-			admin.Close()
-		})
-		db, err := sql.Open("pgx", dsn+"&search_path="+name)
+		db, err := sql.Open("pgx", testenv.PostgresSchema(t, "cosident"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,10 +127,10 @@ func TestHook_SetsTheIDOfEachCreate(t *testing.T) {
 // no row.
 func TestHook_StoreDownFailsTheCreate(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c *entdemo.Client) {
-		order, _ := sources(t, func(st store.RangeStore) store.RangeStore { return failing{st} })
+		order, _ := sources(t, ormtest.Down)
 		c.Order.Use(cosident.Hook(order))
 		_, err := c.Order.Create().SetItem("book").Save(t.Context())
-		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, errDown) || !strings.Contains(err.Error(), "cosident: Order: ") {
+		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, ormtest.ErrDown) || !strings.Contains(err.Error(), "cosident: Order: ") {
 			t.Errorf("create on a store that is down: %v; want ErrUnavailable naming Order", err)
 		}
 		if n := c.Order.Query().CountX(t.Context()); n != 0 {
@@ -198,13 +163,4 @@ func TestHook_RefusesASchemaWithoutASettableID(t *testing.T) {
 	if id, err := order.NextInt(t.Context()); err != nil || id != 1 {
 		t.Errorf("the next order is %d, %v; want 1: the refusal took no id", id, err)
 	}
-}
-
-// failing is a store whose reservations fail: a store that is down.
-type failing struct{ store.RangeStore }
-
-var errDown = errors.New("the store is down")
-
-func (failing) Reserve(context.Context, string, int64, int64) (store.Range, error) {
-	return store.Range{}, errDown
 }

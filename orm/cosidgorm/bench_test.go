@@ -4,9 +4,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cosid-go/cosid"
 	"github.com/glebarez/sqlite"
 	"gorm.io/gorm"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testkit/ormtest"
 )
 
 // benchRow is the row of the batch benchmark.
@@ -41,7 +43,7 @@ func BenchmarkCreate1000(b *testing.B) {
 			}
 		})
 		b.Run(prefix+"with", func(b *testing.B) {
-			db := benchDB(b, openRuntime(b, nil), dry)
+			db := benchDB(b, ormtest.Runtime(b, nil), dry)
 			b.ReportAllocs()
 			for b.Loop() {
 				for i := range rows {

@@ -9,10 +9,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cosid-go/cosid"
-	"github.com/cosid-go/cosid/orm/cosidgorm"
-	"github.com/cosid-go/cosid/store"
 	"gorm.io/gorm"
+
+	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testkit/ormtest"
+	"github.com/cosid-go/cosid/orm/cosidgorm"
 )
 
 // Order is a model whose primary key, a line and a bill number come from CosId.
@@ -48,7 +49,7 @@ func eachDialect(t *testing.T, f func(t *testing.T, d dialect)) {
 // row reads back as it was filled.
 func TestPlugin_FillsTheZeroFieldsOfARow(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
-		db := openDB(t, d, openRuntime(t, nil), &Order{}, &Line{})
+		db := openDB(t, d, ormtest.Runtime(t, nil), &Order{}, &Line{})
 		o := Order{Item: "book", Lines: []Line{{Qty: 1}, {Qty: 2, ID: 500}}}
 		if err := db.Create(&o).Error; err != nil {
 			t.Fatal(err)
@@ -75,7 +76,7 @@ func TestPlugin_FillsTheZeroFieldsOfARow(t *testing.T) {
 // whose id is set; and a Snowflake's one by one, ascending.
 func TestPlugin_SliceTakesOneRange(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
-		db := openDB(t, d, openRuntime(t, nil), &Order{}, &Line{}, &Event{})
+		db := openDB(t, d, ormtest.Runtime(t, nil), &Order{}, &Line{}, &Event{})
 		if err := db.Create(&Order{Item: "first"}).Error; err != nil { // 1, and the generator's range
 			t.Fatal(err)
 		}
@@ -123,7 +124,7 @@ func TestPlugin_SliceTakesOneRange(t *testing.T) {
 func TestPlugin_SliceIsOneReservation(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
 		var reserves atomic.Int64
-		rt := openRuntime(t, func(st store.RangeStore) store.RangeStore { return counting{st, "/line", &reserves} })
+		rt := ormtest.Runtime(t, ormtest.Counting("/line", &reserves))
 		db := openDB(t, d, rt, &Order{}, &Line{})
 		o := Order{}
 		if err := db.Create(&o).Error; err != nil {
@@ -165,7 +166,7 @@ func TestPlugin_BadFieldsFailBeforeAnyID(t *testing.T) {
 		ID int64 `gorm:"primaryKey;autoIncrement:false" cosid:"tenant"`
 	}
 	eachDialect(t, func(t *testing.T, d dialect) {
-		rt := openRuntime(t, nil)
+		rt := ormtest.Runtime(t, nil)
 		db := openDB(t, d, rt, &WrongType{}, &Unknown{}, &TextOnly{}, &Keyed{}, &Order{}, &Line{})
 		for _, tc := range []struct {
 			name    string
@@ -201,9 +202,9 @@ func TestPlugin_BadFieldsFailBeforeAnyID(t *testing.T) {
 // take ids fails with an error wrapping cosid.ErrUnavailable, and inserts nothing.
 func TestPlugin_StoreDownFailsTheCreate(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
-		db := openDB(t, d, openRuntime(t, func(st store.RangeStore) store.RangeStore { return failing{st} }), &Order{}, &Line{})
+		db := openDB(t, d, ormtest.Runtime(t, ormtest.Down), &Order{}, &Line{})
 		err := db.Create(&[]Order{{Item: "a"}, {Item: "b"}}).Error
-		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, errDown) || !strings.Contains(err.Error(), "cosidgorm: cosid: Fill: field Order.ID") {
+		if !errors.Is(err, cosid.ErrUnavailable) || !errors.Is(err, ormtest.ErrDown) || !strings.Contains(err.Error(), "cosidgorm: cosid: Fill: field Order.ID") {
 			t.Errorf("create on a store that is down: %v; want ErrUnavailable naming the field", err)
 		}
 		var n int64
@@ -219,7 +220,7 @@ func TestPlugin_StoreDownFailsTheCreate(t *testing.T) {
 // NextRange, whatever the other goroutines took meanwhile.
 func TestPlugin_ConcurrentCreatesNeverRepeatAnID(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
-		rt := openRuntime(t, nil)
+		rt := ormtest.Runtime(t, nil)
 		db := openDB(t, d, rt, &Order{}, &Line{})
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
@@ -266,7 +267,7 @@ func TestPlugin_ConcurrentCreatesNeverRepeatAnID(t *testing.T) {
 // struct fields, passes through.
 func TestPlugin_MapCreatesAreLeftAlone(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d dialect) {
-		db := openDB(t, d, openRuntime(t, nil), &Order{}, &Line{})
+		db := openDB(t, d, ormtest.Runtime(t, nil), &Order{}, &Line{})
 		if err := db.Model(&Order{}).Create(map[string]any{"id": 7, "item": "map", "bill_no": "x"}).Error; err != nil {
 			t.Fatal(err)
 		}

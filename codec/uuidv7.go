@@ -117,27 +117,9 @@ func (u *uuidv7Value) format(v int64) (text [maxValueLen]byte, start int, err er
 }
 
 func (u *uuidv7Value) parse(s string, off int) (int64, error) {
-	var hi, lo uint64
-	for i, at := range uuidByteAt {
-		if at > 0 && (at == 9 || at == 14 || at == 19 || at == 24) {
-			if err := uuidDash(s, at-1, off); err != nil {
-				return 0, err
-			}
-		}
-		for k := at; k < at+2; k++ {
-			d, err := uuidHex(s, k, off)
-			if err != nil {
-				return 0, err
-			}
-			if i < 8 {
-				hi = hi<<4 | uint64(d)
-			} else {
-				lo = lo<<4 | uint64(d)
-			}
-		}
-	}
-	if len(s) != uuidText {
-		return 0, syntaxErr(off+uuidText, "found %s after the UUID; want the end", describeAt(s, uuidText))
+	hi, lo, ok := uuidFast(s)
+	if !ok {
+		return 0, uuidSyntax(s, off)
 	}
 	switch {
 	case hi>>12&0xf != 7:
@@ -186,4 +168,53 @@ func uuidHex(s string, at, off int) (byte, error) {
 		return 0, syntaxErr(off+at, "found %s; want a lowercase hex digit, as the canonical form writes", describeAt(s, at))
 	}
 	return 0, syntaxErr(off+at, "found %s; want a hex digit 0-9a-f", describeAt(s, at))
+}
+
+// unhex maps a lowercase hex digit to its value, and every other byte to 0xff.
+var unhex = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i, c := range hexDigits {
+		t[c] = byte(i)
+	}
+	return t
+}()
+
+// uuidFast reads the two halves of a canonical lowercase UUID, and reports false
+// for any other text: the path of every text Encode wrote.
+func uuidFast(s string) (hi, lo uint64, ok bool) {
+	if len(s) != uuidText || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return 0, 0, false
+	}
+	for i, at := range uuidByteAt {
+		a, b := unhex[s[at]], unhex[s[at+1]]
+		if a > 15 || b > 15 {
+			return 0, 0, false
+		}
+		if i < 8 {
+			hi = hi<<8 | uint64(a<<4|b)
+		} else {
+			lo = lo<<8 | uint64(a<<4|b)
+		}
+	}
+	return hi, lo, true
+}
+
+// uuidSyntax returns the error of a text that uuidFast refused: where it is not
+// a canonical lowercase UUID, and why.
+func uuidSyntax(s string, off int) error {
+	for _, at := range uuidByteAt {
+		if at == 9 || at == 14 || at == 19 || at == 24 { // a dash before this byte
+			if err := uuidDash(s, at-1, off); err != nil {
+				return err
+			}
+		}
+		for k := at; k < at+2; k++ {
+			if _, err := uuidHex(s, k, off); err != nil {
+				return err
+			}
+		}
+	}
+	return syntaxErr(off+uuidText, "found %s after the UUID; want the end", describeAt(s, uuidText))
 }

@@ -92,7 +92,8 @@ type ServeLimits struct {
 	MaxReserve int64 `yaml:"max-reserve"`
 	// MaxSlots is the largest namespace a network call may create or lease in: an
 	// acquire's limit, 2^machineBit of a 4.x machine call (default 2^16, at most
-	// 2^22). Creating a namespace writes up to that many slot rows.
+	// 2^22). Stores make a slot's record as it is taken, not the namespace's all at
+	// once.
 	MaxSlots int `yaml:"max-slots"`
 	// MaxLeaseTTL is the longest lease TTL or 4.x safeGuardDuration (default 10m).
 	MaxLeaseTTL time.Duration `yaml:"max-lease-ttl"`

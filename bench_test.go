@@ -26,18 +26,7 @@ func BenchmarkRuntime(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("AtomicAdd", func(b *testing.B) {
-		var n atomic.Int64
-		for b.Loop() {
-			n.Add(1)
-		}
-	})
-	b.Run("AtomicAddFormat", func(b *testing.B) {
-		var n atomic.Int64
-		for b.Loop() {
-			_ = strconv.FormatInt(n.Add(1), 10)
-		}
-	})
+	baselines(b)
 	b.Run("SegmentNext", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := seg.Next(); err != nil {
@@ -103,18 +92,7 @@ cosid:
 	}
 	defer rt.Close()
 	ctx := b.Context()
-	b.Run("AtomicAdd", func(b *testing.B) {
-		var n atomic.Int64
-		for b.Loop() {
-			n.Add(1)
-		}
-	})
-	b.Run("AtomicAddFormat", func(b *testing.B) {
-		var n atomic.Int64
-		for b.Loop() {
-			_ = strconv.FormatInt(n.Add(1), 10)
-		}
-	})
+	baselines(b)
 	snow := source(b, rt, "snow", "")
 	b.Run("SnowflakeNextInt", func(b *testing.B) {
 		b.ReportAllocs()
@@ -143,4 +121,21 @@ cosid:
 			}
 		})
 	}
+}
+
+// baselines runs the baselines of an id in one process: a bare atomic add, and the
+// add with strconv as its text.
+func baselines(b *testing.B) {
+	b.Run("AtomicAdd", func(b *testing.B) {
+		var n atomic.Int64
+		for b.Loop() {
+			n.Add(1)
+		}
+	})
+	b.Run("AtomicAddFormat", func(b *testing.B) {
+		var n atomic.Int64
+		for b.Loop() {
+			_ = strconv.FormatInt(n.Add(1), 10)
+		}
+	})
 }

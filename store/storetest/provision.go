@@ -20,19 +20,9 @@ import (
 func (k *leaseKit) provisionedAsTaken(t *testing.T) {
 	stores := k.instances(t, instanceCount)
 
-	const limit = 40
-	ns := k.namespace(t, "grow")
-	slots := map[int]bool{}
-	for i := range limit {
-		l := mustAcquire(t, stores[i%2], request(ns, owner(i), limit))
-		if slots[l.Slot] {
-			t.Fatalf("L1: slot %d leased twice", l.Slot)
-		}
-		slots[l.Slot] = true
-	}
-	acquireErr(t, stores[1], request(ns, "extra", limit), store.ErrNoFreeSlot)
+	fill(t, stores, k.namespace(t, "grow"), 40)
 
-	ns = k.namespace(t, "wide")
+	ns := k.namespace(t, "wide")
 	won := race(t, stores, ns, store.MaxSlots)
 	if len(won) != acquirers {
 		t.Fatalf("%d of %d concurrent acquirers got a slot of %d", len(won), acquirers, store.MaxSlots)

@@ -173,27 +173,38 @@ type friendlySecond struct {
 	text [len(friendlyLayout)]byte
 }
 
-// appendField writes v to b in width digits of f's radix, zero-padded. The
-// divisions are by constants, which the compiler turns into multiplications.
+// appendField writes v to b in width digits of f's radix, zero-padded. Each radix
+// has a loop of its own, so that its divisions are by a constant, which the
+// compiler turns into a multiplication.
 func (f *cosIDFormat) appendField(b []byte, v uint64, width int) []byte {
 	n := len(b)
-	for range width {
-		b = append(b, '0')
-	}
-	for i := len(b) - 1; v > 0 && i >= n; i-- {
-		var d uint64
-		switch f.radix {
-		case 62:
-			d, v = v%62, v/62
-		case 36:
-			d, v = v%36, v/36
-		default:
-			d, v = v%10, v/10
+	b = append(b, zeros[:width]...)
+	i := len(b) - 1
+	switch f.radix {
+	case 62:
+		for ; v > 0 && i >= n; i-- {
+			q := v / 62
+			b[i] = radixDigits[v-q*62]
+			v = q
 		}
-		b[i] = f.digits[d]
+	case 36:
+		for ; v > 0 && i >= n; i-- {
+			q := v / 36
+			b[i] = radixDigits[v-q*36]
+			v = q
+		}
+	default:
+		for ; v > 0 && i >= n; i-- {
+			q := v / 10
+			b[i] = radixDigits[v-q*10]
+			v = q
+		}
 	}
 	return b
 }
+
+// zeros pads the fields.
+const zeros = "00000000000000000"
 
 // parse reads text back: the Unix millisecond, machine and sequence of the id.
 func (f *cosIDFormat) parse(text string, zone *time.Location, l snowflake.Layout) (ms, machine, seq int64, err error) {

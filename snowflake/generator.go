@@ -9,7 +9,13 @@
 // above the Ceiling (below every time its next owner will use), whatever the clocks
 // do. When the lease is lost, or the clock reaches the Ceiling because renewals kept
 // failing, the generator stops for good with an error wrapping ErrLeaseLost rather
-// than risk a duplicate. NewFixed takes the machine from the caller instead.
+// than risk a duplicate. NewFixed takes the machine from the caller instead, and
+// with WithStateFile keeps, in a file of its own, the time up to which its ids may
+// be stamped, so that a restart with the clock set back stamps none of them again.
+//
+// A layout wider than an int64 (WithWideIDs, as CosIDGeneratorLayout's 80 bits) has
+// the same guards: its generator hands out each id's time and sequence (NextStamp),
+// which the caller writes with the machine.
 //
 // The clock may be off the store's by the tolerance (WithTolerance) either way. New
 // refuses a clock off by more, with an error wrapping ErrClockSkew. A generator whose

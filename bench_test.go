@@ -27,18 +27,7 @@ func BenchmarkRuntime(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("AtomicAdd", func(b *testing.B) {
-		var n atomic.Int64
-		for b.Loop() {
-			n.Add(1)
-		}
-	})
-	b.Run("AtomicAddFormat", func(b *testing.B) {
-		var n atomic.Int64
-		for b.Loop() {
-			_ = strconv.FormatInt(n.Add(1), 10)
-		}
-	})
+	baselines(b)
 	b.Run("SegmentNext", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := seg.Next(); err != nil {
@@ -116,6 +105,77 @@ func BenchmarkID_JSON(b *testing.B) {
 			if err := json.Unmarshal(data, &back); err != nil || back.ID != v {
 				b.Fatal(back, err)
 			}
+		}
+	})
+}
+
+// BenchmarkTextIDs sets the text path of a cosid-generator (NextStamp and its
+// format) beside the int path of a Snowflake (NextInt) and its decimal text, in one
+// run with a bare atomic add and the add with strconv. Both generators have a
+// fixed machine and 16 bits of sequence (65,536 ids per millisecond), so that
+// neither waits for the clock where the other does not.
+func BenchmarkTextIDs(b *testing.B) {
+	cfg, err := cosid.ParseConfig([]byte(`
+cosid:
+  generators:
+    snow: { strategy: snowflake, machine-id: 7, timestamp-bits: 41, machine-bits: 6, sequence-bits: 16 }
+    r62: { strategy: cosid-generator, machine-id: 7 }
+    r36: { strategy: cosid-generator, machine-id: 7, format: radix36 }
+    friendly: { strategy: cosid-generator, machine-id: 7, format: friendly, zone: Asia/Shanghai }
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := cosid.Open(b.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	ctx := b.Context()
+	baselines(b)
+	snow := source(b, rt, "snow", "")
+	b.Run("SnowflakeNextInt", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := snow.NextInt(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SnowflakeNext", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := snow.Next(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, name := range []string{"r62", "r36", "friendly"} {
+		src := source(b, rt, name, "")
+		b.Run("CosIDGenerator_"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := src.Next(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// baselines runs the baselines of an id in one process: a bare atomic add, and the
+// add with strconv as its text.
+func baselines(b *testing.B) {
+	b.Run("AtomicAdd", func(b *testing.B) {
+		var n atomic.Int64
+		for b.Loop() {
+			n.Add(1)
+		}
+	})
+	b.Run("AtomicAddFormat", func(b *testing.B) {
+		var n atomic.Int64
+		for b.Loop() {
+			_ = strconv.FormatInt(n.Add(1), 10)
 		}
 	})
 }

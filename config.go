@@ -92,7 +92,8 @@ type ServeLimits struct {
 	MaxReserve int64 `yaml:"max-reserve"`
 	// MaxSlots is the largest namespace a network call may create or lease in: an
 	// acquire's limit, 2^machineBit of a 4.x machine call (default 2^16, at most
-	// 2^22). Creating a namespace writes up to that many slot rows.
+	// 2^22). Stores make a slot's record as it is taken, not the namespace's all at
+	// once.
 	MaxSlots int `yaml:"max-slots"`
 	// MaxLeaseTTL is the longest lease TTL or 4.x safeGuardDuration (default 10m).
 	MaxLeaseTTL time.Duration `yaml:"max-lease-ttl"`
@@ -117,7 +118,8 @@ type StoreConfig struct {
 // of segment.DefaultBatchPolicy, segment.DefaultPeriodicPolicy and the snowflake
 // package.
 type GeneratorConfig struct {
-	// Strategy is segment, periodic-segment or snowflake: one of Strategies().
+	// Strategy is segment, periodic-segment, snowflake or cosid-generator: one of
+	// Strategies().
 	Strategy Strategy `yaml:"strategy"`
 	// Store names an entry of cosid.stores. A snowflake with a MachineID needs none.
 	Store string `yaml:"store"`
@@ -132,14 +134,15 @@ type GeneratorConfig struct {
 	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
 	Period string `yaml:"period"`
 	// Zone is the IANA time zone the periods follow, such as Asia/Shanghai or UTC
-	// (periodic-segment, required: the zone is explicit). Local is refused: a
-	// period's key must not depend on the host.
+	// (periodic-segment, required: the zone is explicit), or that a cosid-generator's
+	// friendly format writes (default UTC). Local is refused: a period's key, or an
+	// id, must not depend on the host.
 	Zone      string         `yaml:"zone"`
 	Prewarm   *time.Duration `yaml:"prewarm"`
 	SealAfter *time.Duration `yaml:"seal-after"`
 
-	// MachineID fixes a snowflake's machine id instead of leasing one from Store:
-	// a number, or MachineIDFromHostname.
+	// MachineID fixes a snowflake's or a cosid-generator's machine id instead of
+	// leasing one from Store: a number, or MachineIDFromHostname.
 	MachineID *MachineID `yaml:"machine-id"`
 	// Slots limits the machine ids leased from Store to [0, Slots); default
 	// 2^machine-bits.
@@ -156,6 +159,14 @@ type GeneratorConfig struct {
 	Tolerance     *time.Duration `yaml:"tolerance"`
 	// OwnerKey identifies this instance to the slot store; default the host name.
 	OwnerKey string `yaml:"owner-key"`
+	// StateFile keeps the time up to which a fixed machine-id's ids may be stamped
+	// (snowflake.WithStateFile), so that a restart with the clock set back repeats
+	// none. A relative path is read from the configuration file's directory.
+	StateFile string `yaml:"state-file"`
+	// Format is how a cosid-generator writes its 80-bit ids: radix62 (the default,
+	// 15 characters), radix36 (17) or friendly (yyyyMMddHHmmssSSS-machine-sequence,
+	// in Zone).
+	Format string `yaml:"format"`
 
 	// Codec turns ids into text, item after item; see package codec.
 	Codec []CodecItem `yaml:"codec"`
@@ -173,7 +184,7 @@ type GeneratorConfig struct {
 }
 
 // Leases reports whether the generator leases a slot of its store, its machine id:
-// a snowflake without machine-id.
+// a snowflake or a cosid-generator without machine-id.
 func (gc GeneratorConfig) Leases() bool {
 	d := strategyOf(gc.Strategy)
 	return d != nil && d.leases != nil && d.leases(gc)

@@ -117,3 +117,33 @@ cosid:
 	// {"id":"920213737330208768","item":"book"}
 	// 42 pen
 }
+
+// An id of CosId 4.x's CosIdGenerator: 44 bits of milliseconds, 20 of machine, 16
+// of sequence, as 15 characters of radix 62 whose order is the order of issue.
+// Decode takes it apart.
+func Example_cosidGenerator() {
+	ctx := context.Background()
+	cfg, _ := cosid.ParseConfig([]byte(`
+cosid:
+  generators:
+    trace: { strategy: cosid-generator, machine-id: 7 }                             # or a store to lease it from
+    audit: { strategy: cosid-generator, machine-id: 7, format: friendly, zone: UTC }
+`))
+	rt, _ := cosid.Open(ctx, cfg, cosid.WithLogger(nil))
+	defer rt.Close()
+
+	trace, err := rt.Source("trace", "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	id, _ := trace.Next(ctx) // such as 0V70MWFf000700g
+	d, _ := rt.Decode("trace", id)
+	fmt.Println(len(id), d.Snowflake.Machine, d.Snowflake.Sequence)
+
+	audit, _ := rt.Next(ctx, "audit") // such as 20260101000000123-0000007-00000
+	fmt.Println(len(audit), audit[17:])
+	// Output:
+	// 15 7 0
+	// 31 -0000007-00000
+}

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid/codec"
@@ -24,40 +21,25 @@ const StrategySnowflake Strategy = "snowflake"
 var snowflakeDef = strategyDef{
 	name: StrategySnowflake,
 	settings: []string{"store", "machine-id", "slots", "layout", "epoch", "unit", "timestamp-bits", "machine-bits",
-		"sequence-bits", "lease-ttl", "tolerance", "owner-key", "codec"},
+		"sequence-bits", "lease-ttl", "tolerance", "owner-key", "state-file", "codec"},
 	plan:   checkSnowflake,
 	leases: func(gc GeneratorConfig) bool { return gc.MachineID == nil },
 }
 
 // snowflakePlan is a checked Snowflake generator.
 type snowflakePlan struct {
-	layout    snowflake.Layout
-	zone      *time.Location // of the friendly item, or UTC: the zone of a decoded time
-	machineID *int           // fixed; nil: leased from the store
-	opts      []snowflake.Option
-	codec     codec.Codec
+	layout  snowflake.Layout
+	zone    *time.Location // of the friendly item, or UTC: the zone of a decoded time
+	machine machinePlan
+	codec   codec.Codec
 }
 
 func (s *snowflakePlan) intCodec() codec.Codec { return s.codec }
 
+func (s *snowflakePlan) ownFile() (setting, path string) { return s.machine.ownFile() }
+
 func (s *snowflakePlan) build(ctx context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
-	opts := append(s.opts[:len(s.opts):len(s.opts)], snowflake.WithLogger(rt.o.logger))
-	if f := rt.o.snowOpts; f != nil {
-		opts = append(opts, f(p.name, p.store)...)
-	}
-	var (
-		g   *snowflake.Generator
-		err error
-	)
-	if s.machineID != nil {
-		g, err = snowflake.NewFixed(*s.machineID, s.layout, opts...)
-	} else {
-		leases, ok := st.(store.SlotLeaseStore)
-		if !ok {
-			return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
-		}
-		g, err = snowflake.New(ctx, leases, s.layout, opts...)
-	}
+	g, err := s.machine.build(ctx, rt, p, st, s.layout)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +48,12 @@ func (s *snowflakePlan) build(ctx context.Context, rt *Runtime, p *plan, st stor
 
 // take returns the generator's next n ids: a Snowflake id reserves nothing.
 func (s *snowflakePlan) take(ctx context.Context, g *generator, _ string, n int64) ([]string, error) {
+	return takeEach(ctx, g, n)
+}
+
+// takeEach returns the next n ids of g, one Next after another: Take of a strategy
+// that reserves nothing.
+func takeEach(ctx context.Context, g *generator, n int64) ([]string, error) {
 	texts := make([]string, 0, n)
 	for range n {
 		text, err := g.next(ctx)
@@ -100,56 +88,8 @@ func checkSnowflake(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) 
 		return nil, err
 	}
 	s.zone = zoneOf(gc.Codec)
-	if gc.MachineID != nil {
-		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
-			return nil, p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
-		}
-		id, err := machineID(*gc.MachineID)
-		if err != nil {
-			return nil, p.errorf("machine-id", "%v", err)
-		}
-		if limit := 1 << s.layout.MachineBits; id < 0 || id >= limit {
-			from := ""
-			if *gc.MachineID == MachineIDFromHostname {
-				from = " (the host name's ordinal)"
-			}
-			return nil, p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %s", id, from, limit-1, plural(s.layout.MachineBits, "machine bit"))
-		}
-		s.machineID = &id
-		return s, nil
-	}
-	if err := p.checkStore(stores, " (or set machine-id)"); err != nil {
+	if s.machine, err = checkMachine(p, gc, stores, s.layout); err != nil {
 		return nil, err
-	}
-	if gc.LeaseTTL != nil && *gc.LeaseTTL < time.Millisecond {
-		return nil, p.errorf("lease-ttl", "%v; want a duration of at least 1ms, such as 1m (the default %v)", *gc.LeaseTTL, snowflake.DefaultLeaseTTL)
-	}
-	if gc.Tolerance != nil && *gc.Tolerance < 0 {
-		return nil, p.errorf("tolerance", "%v; want a duration ≥ 0, such as 1s (the default %v)", *gc.Tolerance, snowflake.DefaultTolerance)
-	}
-	if gc.OwnerKey != "" {
-		if err := store.CheckKey(gc.OwnerKey); err != nil {
-			return nil, p.errorf("owner-key", "%v", err)
-		}
-		if strings.HasPrefix(gc.OwnerKey, OwnerKeyPrefix4x) {
-			return nil, p.errorf("owner-key", "%q: the prefix %q is reserved for the leases of cosid serve's 4.x API", gc.OwnerKey, OwnerKeyPrefix4x)
-		}
-	}
-	s.opts = append(s.opts, snowflake.WithNamespace(p.key))
-	if gc.Slots != nil {
-		if limit := 1 << s.layout.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
-			return nil, p.errorf("slots", "%d is not in 1–%d, the machines of %s", *gc.Slots, limit, plural(s.layout.MachineBits, "machine bit"))
-		}
-		s.opts = append(s.opts, snowflake.WithLimit(*gc.Slots))
-	}
-	if gc.LeaseTTL != nil {
-		s.opts = append(s.opts, snowflake.WithLeaseTTL(*gc.LeaseTTL))
-	}
-	if gc.Tolerance != nil {
-		s.opts = append(s.opts, snowflake.WithTolerance(*gc.Tolerance))
-	}
-	if gc.OwnerKey != "" {
-		s.opts = append(s.opts, snowflake.WithOwnerKey(gc.OwnerKey))
 	}
 	return s, nil
 }
@@ -198,27 +138,6 @@ func parseEpoch(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339, s)
 }
 
-// machineID resolves a configured machine id: MachineIDFromHostname becomes the
-// host name's ordinal.
-func machineID(m MachineID) (int, error) {
-	if m != MachineIDFromHostname {
-		return int(m), nil
-	}
-	host := os.Getenv("HOSTNAME")
-	if host == "" {
-		var err error
-		if host, err = os.Hostname(); err != nil {
-			return 0, fmt.Errorf("from-hostname: no host name: %w", err)
-		}
-	}
-	i := strings.LastIndexByte(host, '-')
-	n, err := strconv.Atoi(host[i+1:])
-	if i < 0 || err != nil || n < 0 || host[i+1] == '+' {
-		return 0, fmt.Errorf("from-hostname: host name %q has no ordinal, a number after its last \"-\" (as in web-3)", host)
-	}
-	return n, nil
-}
-
 // snowflakeGen is a built Snowflake generator.
 type snowflakeGen struct {
 	g     *snowflake.Generator
@@ -233,8 +152,9 @@ func (s *snowflakeGen) next() (string, error) {
 	return s.codec.Encode(v)
 }
 
-func (s *snowflakeGen) ints() intGenerator     { return s.g }
-func (s *snowflakeGen) stats() []segment.Stats { return nil }
+func (s *snowflakeGen) ints() intGenerator         { return s.g }
+func (s *snowflakeGen) lease() (store.Lease, bool) { return s.g.Lease() }
+func (s *snowflakeGen) stats() []segment.Stats     { return nil }
 
 // lost drops a generator that lost its lease, so that the next call leases a slot
 // again.
@@ -251,19 +171,6 @@ func (rt *Runtime) Snowflake(ctx context.Context, name string) (*snowflake.Gener
 		return nil, err
 	}
 	return b.g, nil
-}
-
-// Lease returns the slot lease of the Snowflake generator name, once it is built
-// and leases its machine id. It builds nothing and does no I/O.
-func (rt *Runtime) Lease(name string) (store.Lease, bool) {
-	if g := rt.gens[name]; g != nil {
-		if b := g.built.v.Load(); b != nil {
-			if s, ok := b.built.(*snowflakeGen); ok {
-				return s.g.Lease()
-			}
-		}
-	}
-	return store.Lease{}, false
 }
 
 // Layout returns the bit layout of the Snowflake generator name, as configured; ok

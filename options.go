@@ -29,8 +29,9 @@ func WithSegmentOptions(f func(generator, store string) []segment.Option) Option
 	return func(o *runtimeOptions) { o.segOpts = f }
 }
 
-// WithSnowflakeOptions adds the options f returns to every Snowflake generator the
-// runtime builds, as WithSegmentOptions does for segments.
+// WithSnowflakeOptions adds the options f returns to every snowflake.Generator the
+// runtime builds (those of the strategies snowflake and cosid-generator), as
+// WithSegmentOptions does for segments.
 func WithSnowflakeOptions(f func(generator, store string) []snowflake.Option) Option {
 	return func(o *runtimeOptions) { o.snowOpts = f }
 }

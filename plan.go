@@ -18,6 +18,7 @@ import (
 // depends on its strategy is in impl, declared in the strategy's file.
 type plan struct {
 	name, path, key string
+	dir             string       // the configuration's Dir: relative file names are read from it
 	def             *strategyDef // its strategy
 	impl            strategyPlan // its strategy's settings, checked
 	store           string
@@ -53,10 +54,19 @@ func (c Config) check() ([]*plan, error) {
 		facts[name] = f
 	}
 	plans := make([]*plan, 0, len(c.Generators))
+	files := map[string]string{} // a generator's own file: the generator's name
 	for _, name := range sortedKeys(c.Generators) {
 		p, err := c.plan(name)
 		if err != nil {
 			return nil, err
+		}
+		if f, ok := p.impl.(filer); ok {
+			if setting, path := f.ownFile(); path != "" {
+				if other, taken := files[path]; taken {
+					return nil, configErr(p.errorf(setting, "%s is also the %s of generator %q: each generator writes its own; give this one another", path, setting, other))
+				}
+				files[path] = name
+			}
 		}
 		if err := checkTimeout(p, c.Stores[p.store].Type, facts[p.store]); err != nil {
 			return nil, configErr(err)
@@ -116,7 +126,7 @@ func (c Config) plan(name string) (*plan, error) {
 	if !ok {
 		return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownGenerator, name, quotedList(sortedKeys(c.Generators)))
 	}
-	p := &plan{name: name, path: "cosid.generators." + name, key: c.namespace() + "/" + name, store: gc.Store}
+	p := &plan{name: name, path: "cosid.generators." + name, key: c.namespace() + "/" + name, store: gc.Store, dir: c.Dir}
 	if err := p.check(gc, c.Stores); err != nil {
 		return nil, configErr(err)
 	}

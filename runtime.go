@@ -277,14 +277,15 @@ type GeneratorInfo struct {
 	Name     string // as configured
 	Strategy Strategy
 	Key      string // the store key or lease namespace: {namespace}/{name}
-	Store    string // the configured store; empty for a snowflake with a fixed machine id
-	// Leases says it leases its machine id, a slot of Store's: a snowflake without
-	// machine-id.
+	Store    string // the configured store; empty for a fixed machine id
+	// Leases says it leases its machine id, a slot of Store's: a snowflake or a
+	// cosid-generator without machine-id.
 	Leases bool
 	// Keyed is a template of a sequence per key, at Key/{key}: see Source.
 	Keyed bool
 	// IntIDs says its ids are int64s, with a Codec: NextInt serves them. Without
-	// it, its ids are text only (a periodic segment's period and value).
+	// it, its ids are text only (a periodic segment's period and value, a
+	// cosid-generator's 80 bits).
 	IntIDs bool
 	// Ranges says it hands out runs of consecutive ids: Source.NextRange.
 	Ranges bool

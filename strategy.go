@@ -27,11 +27,11 @@ func Strategies() []Strategy {
 }
 
 // strategyDefs is the list of strategies, one file each (gen_segment.go,
-// gen_periodic.go, gen_snowflake.go): a new strategy is its file, its line here and
+// gen_periodic.go, gen_snowflake.go, gen_cosidgenerator.go): a new strategy is its file, its line here and
 // its YAML fields in GeneratorConfig. Nothing outside a strategy's file asks which
 // strategy a generator has: the root and its callers ask what a strategy can do,
 // through the interfaces below and GeneratorInfo.
-var strategyDefs = []*strategyDef{&segmentDef, &periodicDef, &snowflakeDef}
+var strategyDefs = []*strategyDef{&segmentDef, &periodicDef, &snowflakeDef, &cosIDGeneratorDef}
 
 // strategyDef is a strategy as the configuration names it.
 type strategyDef struct {
@@ -89,6 +89,32 @@ type keyable interface {
 // its reserve-timeout must cover the store's timeout, and Take reserves with it.
 type reserver interface {
 	batchPolicy() segment.BatchPolicy
+}
+
+// filer is a strategy whose generators may keep a file of their own, a state
+// file: no two generators of a configuration may name one. setting is the YAML key
+// that names it; path is absolute, or "" for none.
+type filer interface {
+	ownFile() (setting, path string)
+}
+
+// leaser is a built generator that leases its machine id, a slot of its store.
+type leaser interface {
+	// lease returns its current lease; ok is false for a fixed machine id.
+	lease() (l store.Lease, ok bool)
+}
+
+// Lease returns the slot lease of the generator name, once it is built and leases
+// its machine id (see GeneratorInfo.Leases). It builds nothing and does no I/O.
+func (rt *Runtime) Lease(name string) (store.Lease, bool) {
+	if g := rt.gens[name]; g != nil {
+		if b := g.built.v.Load(); b != nil {
+			if l, ok := b.built.(leaser); ok {
+				return l.lease()
+			}
+		}
+	}
+	return store.Lease{}, false
 }
 
 // intGenerator is a generator of int64 ids: a segment.Generator, a

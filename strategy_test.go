@@ -17,6 +17,8 @@ cosid:
     bill: { strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, lookahead: 0s }
     event: { strategy: snowflake, store: mem }
     fixed: { strategy: snowflake, machine-id: 3 }
+    text: { strategy: cosid-generator, store: mem }
+    textfixed: { strategy: cosid-generator, machine-id: 3 }
 `
 
 // capabilities is what a strategy can do, as its callers ask it: one row a
@@ -34,6 +36,8 @@ var strategyCapabilities = map[cosid.Strategy][]capabilities{
 	cosid.StrategySegment:   {{generator: "order", keyed: "{strategy: segment, store: mem}", intIDs: true, ranges: true, stats: true}},
 	cosid.StrategyPeriodic:  {{generator: "bill", keyed: "{strategy: periodic-segment, store: mem, period: YEAR, zone: UTC}", stats: true}},
 	cosid.StrategySnowflake: {{generator: "event", leases: true, intIDs: true}, {generator: "fixed", intIDs: true}},
+	// Text only: 80 bits.
+	cosid.StrategyCosIDGenerator: {{generator: "text", leases: true}, {generator: "textfixed"}},
 }
 
 // TestRuntime_EachStrategyAnswersForItself checks what each strategy answers for
@@ -88,7 +92,7 @@ func TestRuntime_EachStrategyAnswersForItself(t *testing.T) {
 			keyedCanBe(t, s, rows[0].keyed)
 		}
 	}
-	if got, want := cosid.Strategies(), []cosid.Strategy{cosid.StrategySegment, cosid.StrategyPeriodic, cosid.StrategySnowflake}; !slices.Equal(got, want) {
+	if got, want := cosid.Strategies(), []cosid.Strategy{cosid.StrategySegment, cosid.StrategyPeriodic, cosid.StrategySnowflake, cosid.StrategyCosIDGenerator}; !slices.Equal(got, want) {
 		t.Errorf("Strategies() = %v, want %v, in the docs' order", got, want)
 	}
 	cfg, err := cosid.ParseConfig([]byte(kindsConfig))

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/server"
+
 	// cosid serve registers the driver of the chart's default store, which Validate checks.
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
@@ -389,6 +391,7 @@ func TestStatefulSetExample_TakesMachineIDsFromItsOrdinals(t *testing.T) {
 	if !ok || g.Strategy != cosid.StrategySnowflake {
 		t.Fatalf("generators %v, want the snowflake event", cfg.Generators)
 	}
+	checkStateVolume(t, sts, g.StateFile)
 	// Every ordinal the StatefulSet makes is a machine of the layout; one past it is refused.
 	for ord := range *sts.Spec.Replicas {
 		t.Setenv("HOSTNAME", sts.Name+"-"+strconv.Itoa(int(ord)))
@@ -399,5 +402,32 @@ func TestStatefulSetExample_TakesMachineIDsFromItsOrdinals(t *testing.T) {
 	t.Setenv("HOSTNAME", sts.Name+"-1024")
 	if err := cfg.Validate(); err == nil {
 		t.Error("pod orders-1024, past the layout's 1024 machines, validates: machine-id is not from-hostname")
+	}
+}
+
+// checkStateVolume checks that the state file of the StatefulSet's fixed machine
+// id lies on a volume of the pod's own that outlives it: a claim of
+// volumeClaimTemplates mounted writable at the file's directory, not an emptyDir.
+func checkStateVolume(t *testing.T, sts *appsv1.StatefulSet, stateFile string) {
+	t.Helper()
+	if stateFile == "" || !path.IsAbs(stateFile) {
+		t.Fatalf("state-file %q, want an absolute path on the pod's volume: a restart with the clock set back would repeat ids", stateFile)
+	}
+	c := sts.Spec.Template.Spec.Containers[0]
+	i := slices.IndexFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+		return m.MountPath == path.Dir(stateFile) && !m.ReadOnly
+	})
+	if i < 0 {
+		t.Fatalf("no writable volume is mounted at %s, the state file's directory", path.Dir(stateFile))
+	}
+	name := c.VolumeMounts[i].Name
+	if !slices.ContainsFunc(sts.Spec.VolumeClaimTemplates, func(pvc corev1.PersistentVolumeClaim) bool { return pvc.Name == name }) {
+		t.Errorf("the state file's volume %q is no claim of volumeClaimTemplates: it would not outlive the pod", name)
+	}
+	if slices.ContainsFunc(sts.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == name }) {
+		t.Errorf("the pod declares the volume %q itself, which shadows the claim", name)
+	}
+	if fs := sts.Spec.Template.Spec.SecurityContext.FSGroup; fs == nil || *fs != *sts.Spec.Template.Spec.SecurityContext.RunAsUser {
+		t.Errorf("fsGroup %v: the claim is not writable by the container's user", fs)
 	}
 }

@@ -245,6 +245,7 @@ cosid:
     bill: { strategy: periodic-segment, store: mem, period: YEAR, zone: UTC }
     event: { strategy: snowflake, store: mem, slots: 8, owner-key: host-a }
     fixed: { strategy: snowflake, machine-id: 3, layout: javascript }
+    trace: { strategy: cosid-generator, store: mem, owner-key: host-a }
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +260,7 @@ cosid:
 	if n := testutil.CollectAndCount(reg, "cosid_snowflake_layout_seconds_left"); n != 2 {
 		t.Errorf("%d layout series before any generator is built, want 2", n)
 	}
-	for _, name := range []string{"order", "event", "bill"} {
+	for _, name := range []string{"order", "event", "bill", "trace"} {
 		if _, err := rt.Next(t.Context(), name); err != nil {
 			t.Fatal(err)
 		}
@@ -276,6 +277,14 @@ cosid:
 	reg.MustRegister(metrics.NewCapacityCollector(metrics.RuntimeCapacity(rt)))
 	if v := gauge(t, reg, "cosid_lease_slots_free", "app/event"); v != 7 {
 		t.Errorf("%v free slots of 8 with one lease, want 7", v)
+	}
+	// A cosid-generator leases too, from a namespace of 20 machine bits; it has
+	// no int64 layout to run out of.
+	if v := gauge(t, reg, "cosid_lease_slots_free", "app/trace"); v != 1<<20-1 {
+		t.Errorf("%v free slots of 2^20 with one lease, want 2^20-1", v)
+	}
+	if n := testutil.CollectAndCount(reg, "cosid_snowflake_layout_seconds_left"); n != 2 {
+		t.Errorf("%d layout series, want those of the 2 Snowflake generators", n)
 	}
 	if v, want := gauge(t, reg, "cosid_segment_headroom_ids", "app/order"), float64(math.MaxInt64-page[0].Next); v != want {
 		t.Errorf("headroom %v, want %v, from the next value %d", v, want, page[0].Next)

@@ -403,7 +403,7 @@ func TestConnect_DecodeAndList(t *testing.T) {
 	for _, g := range list.Msg.Generators {
 		names = append(names, g.Name+":"+g.State)
 	}
-	if got := strings.Join(names, " "); got != "bill:idle code:idle event:serving order:idle" {
+	if got := strings.Join(names, " "); got != "bill:idle code:idle event:serving order:idle trace:idle" {
 		t.Fatalf("generators = %s", got)
 	}
 }

@@ -37,6 +37,7 @@ cosid:
       period: YEAR_MONTH_DAY
       zone: UTC
     event: { strategy: snowflake, store: mem, owner-key: test-host }
+    trace: { strategy: cosid-generator, store: mem, owner-key: test-host }
 `
 
 // openRuntime opens testConfig and closes it when t ends.

@@ -123,7 +123,7 @@ func TestInventory(t *testing.T) {
 		got = append(got, g.Name+":"+g.Strategy+":"+g.Key+":"+g.Store+":"+g.State)
 	}
 	want := []string{"bill:periodic-segment:test/bill:mem:idle", "code:segment:test/code:mem:idle",
-		"event:snowflake:test/event:mem:idle", "order:segment:test/order:mem:serving"}
+		"event:snowflake:test/event:mem:idle", "order:segment:test/order:mem:serving", "trace:cosid-generator:test/trace:mem:idle"}
 	if !slices.Equal(got, want) {
 		t.Errorf("inventory %q, want %q", got, want)
 	}

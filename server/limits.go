@@ -16,8 +16,10 @@ type Limits struct {
 	// may take (cosid.serve.limits.max-reserve).
 	MaxReserve int64
 	// MaxSlots is the largest namespace limit a network call may ask for: an
-	// acquire's limit, a raise-floor's, 2^machineBit of a 4.x machine call. A new
-	// namespace costs at most that many slot rows (cosid.serve.limits.max-slots).
+	// acquire's limit, a raise-floor's, 2^machineBit of a 4.x machine call
+	// (cosid.serve.limits.max-slots). Stores make slot records as slots are
+	// taken (storekit.SlotsToProvision), so a new namespace costs a few, whatever
+	// its limit.
 	MaxSlots int
 	// MaxLeaseTTL is the longest lease an acquire or renew, or a 4.x
 	// safeGuardDuration, may ask for (cosid.serve.limits.max-lease-ttl).

@@ -61,8 +61,8 @@ func TestStatus_Chromium(t *testing.T) {
 
 	dom := runChromium(t, chromium, "--dump-dom", hs.URL+"/")
 	rows := regexp.MustCompile(`(?s)<table id="generators">.*?</table>`).FindString(dom)
-	if n := strings.Count(rows, "<tr>"); n != 5 {
-		t.Errorf("the generators table has %d rows, want a header and 4 generators:\n%s", n, rows)
+	if n := strings.Count(rows, "<tr>"); n != 6 {
+		t.Errorf("the generators table has %d rows, want a header and 5 generators:\n%s", n, rows)
 	}
 	if !regexp.MustCompile(`(?s)<td>order</td>.*?<td class="num">\[1, \d+\)</td><td class="num">6</td>`).MatchString(rows) {
 		t.Errorf("the order row lacks its current range from 1 and next 6:\n%s", rows)

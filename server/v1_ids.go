@@ -168,8 +168,9 @@ func (s *Server) state(ctx context.Context, g *generator) string {
 
 // decoded is the answer of /decode.
 type decoded struct {
-	Period   string `json:"period,omitempty"`
-	Value    string `json:"value"`
+	Period string `json:"period,omitempty"`
+	Value  string `json:"value,omitempty"` // none for an id that is text only
+
 	Time     string `json:"time,omitempty"`
 	Machine  *int   `json:"machine,omitempty"`
 	Sequence *int   `json:"sequence,omitempty"`
@@ -198,7 +199,10 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("text %q: %v", text, err)
 	}
-	out := decoded{Period: d.Period, Value: strconv.FormatInt(d.Value, 10)}
+	out := decoded{Period: d.Period}
+	if !d.TextOnly {
+		out.Value = strconv.FormatInt(d.Value, 10)
+	}
 	if st := d.Snowflake; st != nil {
 		out.Time = st.Time.UTC().Format(time.RFC3339Nano)
 		out.Machine, out.Sequence = &st.Machine, &st.Sequence

@@ -66,17 +66,24 @@ func (g *Generator) waitFor(target int64, now time.Time) {
 }
 
 // run is the generator's background goroutine: it publishes the Unit at the start
-// of each while Next is called, parks when it is not, and renews the lease.
+// of each while Next is called, parks when it is not, renews the lease, and writes
+// the state file ahead.
 func (g *Generator) run() {
 	defer g.wg.Done()
 	ticker := time.NewTimer(time.Hour)
 	ticker.Stop()
-	var tickC, renewC <-chan time.Time
-	var renew *time.Timer
+	var tickC, renewC, saveC <-chan time.Time
+	var renew, save *time.Timer
 	if g.leases != nil {
 		renew = time.NewTimer(g.renewEvery)
 		defer renew.Stop()
 		renewC = renew.C
+	}
+	var rearm <-chan struct{}
+	if g.saved != nil {
+		save = time.NewTimer(g.saveIn())
+		defer save.Stop()
+		saveC, rearm = save.C, g.saved.rearm
 	}
 	idle, seen := 0, g.state.Load()
 	for {
@@ -106,6 +113,17 @@ func (g *Generator) run() {
 			tickC = g.refresh(ticker)
 		case <-renewC:
 			renew.Reset(g.renewLease())
+		case <-saveC:
+			saveC = nil
+			if g.saveAhead() {
+				save.Reset(g.saveIn())
+				saveC = save.C
+			}
+		case <-rearm: // a write of Next after a while without ids
+			if saveC == nil {
+				save.Reset(g.saveIn())
+				saveC = save.C
+			}
 		}
 	}
 }

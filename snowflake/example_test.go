@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid/snowflake"
@@ -86,4 +89,50 @@ func ExampleWithObserver() {
 	// acquired slot 0
 	// holding slot 0 fence 1
 	// released slot 0
+}
+
+// A generator of a fixed machine keeps a state file, so that a restart with its
+// clock set back stamps no id twice: the file says up to when the machine's ids may
+// have been stamped, and a new generator starts after it.
+func ExampleWithStateFile() {
+	dir, err := os.MkdirTemp("", "state")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "event.state") // on a volume that outlives the process
+
+	g, err := snowflake.NewFixed(3, snowflake.DefaultLayout(), snowflake.WithStateFile(path))
+	if err != nil {
+		log.Fatal(err) // a file that is not a state file, or another machine's, names its path
+	}
+	if _, err := g.Next(); err != nil {
+		log.Fatal(err)
+	}
+	g.Close() // writes the time of the last id
+
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(string(data), "\n")
+	fmt.Println(lines[0])
+	fmt.Println(lines[1])
+	// Output:
+	// cosid snowflake state 1
+	// machine 3
+}
+
+// A generator of ids wider than an int64, such as CosId 4.x's CosIdGenerator's 80
+// bits, hands out each id's time and sequence, which the caller writes with the
+// machine.
+func ExampleGenerator_NextStamp() {
+	g, err := snowflake.NewFixed(7, snowflake.CosIDGeneratorLayout(), snowflake.WithWideIDs())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer g.Close()
+	ms, seq, err := g.NextStamp() // the Unit is a millisecond since 1970
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.Machine(), seq, time.UnixMilli(ms).After(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)))
+	// Output: 7 0 true
 }

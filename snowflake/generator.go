@@ -9,7 +9,13 @@
 // above the Ceiling (below every time its next owner will use), whatever the clocks
 // do. When the lease is lost, or the clock reaches the Ceiling because renewals kept
 // failing, the generator stops for good with an error wrapping ErrLeaseLost rather
-// than risk a duplicate. NewFixed takes the machine from the caller instead.
+// than risk a duplicate. NewFixed takes the machine from the caller instead, and
+// with WithStateFile keeps, in a file of its own, the time up to which its ids may
+// be stamped, so that a restart with the clock set back stamps none of them again.
+//
+// A layout wider than an int64 (WithWideIDs, as CosIDGeneratorLayout's 80 bits) has
+// the same guards: its generator hands out each id's time and sequence (NextStamp),
+// which the caller writes with the machine.
 //
 // The clock may be off the store's by the tolerance (WithTolerance) either way. New
 // refuses a clock off by more, with an error wrapping ErrClockSkew. A generator whose
@@ -75,6 +81,9 @@ var (
 	ErrClockSkew = errors.New("clock off the store's by more than the tolerance")
 	// ErrClosed means the generator was closed.
 	ErrClosed = errors.New("generator closed")
+	// ErrWideIDs means Next was called on a generator of ids wider than an int64
+	// (WithWideIDs), whose ids NextStamp hands out.
+	ErrWideIDs = errors.New("ids wider than an int64")
 )
 
 const (
@@ -89,13 +98,17 @@ const (
 // use.
 type Generator struct {
 	// Read by every Next: cur changes once a Unit, the rest never.
-	cur     atomic.Int64 // the Unit last read from the clock, or noTick
-	kmask   int64        // the low sequence bits that make Next read the clock when they wrap
+	cur   atomic.Int64 // the Unit last read from the clock, or noTick
+	kmask int64        // the low sequence bits that make Next read the clock when they wrap; 0 for wide ids
+	// smask is kmask for NextStamp. A generator of wide ids (WithWideIDs) has a
+	// kmask of 0, so that its Next always takes the slow path, which refuses it:
+	// the fast path of Next pays nothing for the refusal.
+	smask   int64
 	seqMask int64
 	machine int64 // shifted into place
 	seqBits uint
 	macBits uint
-	_       [16]byte
+	_       [8]byte
 
 	// state is tick<<SequenceBits | sequence of the last id, or stopped. Every Next
 	// writes it, so it has a cache line of its own.
@@ -105,7 +118,7 @@ type Generator struct {
 	layout          Layout
 	epochMs, unitMs int64
 	maxTick         int64
-	ceil            atomic.Int64 // the last Unit the lease allows
+	ceil            atomic.Int64 // the last Unit the lease, or the state file, allows
 	now             func() time.Time
 	watch           bool // a goroutine publishes the Unit in cur
 	o               options
@@ -121,6 +134,8 @@ type Generator struct {
 	ctx       context.Context // canceled by Close; every renewal runs under it
 	cancel    context.CancelFunc
 
+	saved *stateFile // a NewFixed generator's state file (WithStateFile); nil without one
+
 	leases     store.SlotLeaseStore        // nil for NewFixed
 	lease      atomic.Pointer[store.Lease] // nil for NewFixed; replaced by the background goroutine
 	ref        atomic.Pointer[storeClock]  // the store's clock by the last lease answer; nil for NewFixed
@@ -133,13 +148,13 @@ type Generator struct {
 // newGenerator returns a generator of machine without a lease: its ceiling is the
 // end of time and its first id may have any time. It starts no goroutine.
 func newGenerator(machine int, l Layout, opts []Option) (*Generator, error) {
-	if err := l.Validate(); err != nil {
+	o := buildOptions(opts)
+	if err := l.validate(o.wide); err != nil {
 		return nil, err
 	}
 	if maxM := int64(1)<<l.MachineBits - 1; machine < 0 || int64(machine) > maxM {
 		return nil, fmt.Errorf("snowflake: %w: machine %d, want 0–%d (%d MachineBits)", store.ErrInvalidArgument, machine, maxM, l.MachineBits)
 	}
-	o := buildOptions(opts)
 	if err := o.check(l); err != nil {
 		return nil, err
 	}
@@ -160,7 +175,10 @@ func newGenerator(machine int, l Layout, opts []Option) (*Generator, error) {
 		done:    make(chan struct{}),
 		slot:    machine,
 	}
-	g.kmask = min(readEvery, g.seqMask+1) - 1
+	g.smask = min(readEvery, g.seqMask+1) - 1
+	if !o.wide {
+		g.kmask = g.smask
+	}
 	if g.watch {
 		g.now = time.Now
 		g.parked.Store(true)
@@ -189,21 +207,28 @@ func newGenerator(machine int, l Layout, opts []Option) (*Generator, error) {
 // as the last run of a one-shot command, may have stamped that Unit before it
 // stopped; without a store the new one cannot know, and a restart within the Unit
 // would otherwise repeat its ids. What this cannot catch is a clock set back across
-// a restart, below the Units the earlier generator stamped: only a leased slot (New)
-// carries the last time over, in its Floor.
+// a restart, below the Units the earlier generator stamped, unless the generator
+// keeps a state file (WithStateFile), as a leased slot (New) keeps the last time in
+// its Floor.
 func NewFixed(machine int, l Layout, opts ...Option) (*Generator, error) {
 	g, err := newGenerator(machine, l, opts)
 	if err != nil {
 		return nil, err
 	}
 	_, tick := g.clock()
-	g.state.Store((tick+1)<<g.seqBits - 1) // tick with its sequence used up
+	first := tick + 1
+	if path := g.o.statePath; path != "" {
+		if first, err = g.startState(path, first); err != nil {
+			return nil, err
+		}
+	}
+	g.state.Store(first<<g.seqBits - 1) // the Unit before first with its sequence used up
 	g.start()
 	return g, nil
 }
 
 func (g *Generator) start() {
-	if g.watch || g.leases != nil {
+	if g.watch || g.leases != nil || g.saved != nil {
 		g.wg.Add(1)
 		go g.run()
 	}
@@ -218,17 +243,44 @@ func (g *Generator) Layout() Layout { return g.layout }
 // Next returns the next id. It takes no lock and allocates nothing: most calls make
 // two atomic loads and one compare-and-swap. It fails with an error wrapping
 // ErrLeaseLost (and ErrClockSkew when the clock got ahead of the store's), ErrClosed,
-// ErrClockBackwards, or store.ErrExhausted when the layout's time has run out.
+// ErrClockBackwards, ErrStateFile, or store.ErrExhausted when the layout's time has
+// run out. A generator of wide ids (WithWideIDs) has no int64 ids: its Next fails
+// with an error wrapping ErrWideIDs.
 func (g *Generator) Next() (int64, error) {
 	v := g.state.Load()
 	if n := v + 1; n&g.kmask != 0 && v>>g.seqBits == g.cur.Load() && g.state.CompareAndSwap(v, n) {
 		return g.compose(n), nil
 	}
-	return g.next()
+	if g.o.wide {
+		return 0, fmt.Errorf("snowflake: machine %d: %w: its ids do not fit an int64; use NextStamp", g.slot, ErrWideIDs)
+	}
+	n, err := g.advance()
+	if err != nil {
+		return 0, err
+	}
+	return g.compose(n), nil
 }
 
-// next is Next when the id is not one more of the published Unit: it reads the clock.
-func (g *Generator) next() (int64, error) {
+// NextStamp returns the time (a Unit since the layout's epoch) and the sequence of
+// the next id, which Next would compose with the machine into an int64: for ids
+// wider than an int64 holds (WithWideIDs), which the caller writes with Machine. It
+// is Next in every other way: the same ids in the same order, the same guards and
+// errors, no lock and no allocation.
+func (g *Generator) NextStamp() (tick int64, seq int, err error) {
+	v := g.state.Load()
+	if n := v + 1; n&g.smask != 0 && v>>g.seqBits == g.cur.Load() && g.state.CompareAndSwap(v, n) {
+		return n >> g.seqBits, int(n & g.seqMask), nil
+	}
+	n, err := g.advance()
+	if err != nil {
+		return 0, 0, err
+	}
+	return n >> g.seqBits, int(n & g.seqMask), nil
+}
+
+// advance is Next when the id is not one more of the published Unit: it reads the
+// clock, and returns the state of the id, its Unit and its sequence.
+func (g *Generator) advance() (int64, error) {
 	for {
 		v := g.state.Load()
 		if v == stopped {
@@ -243,7 +295,7 @@ func (g *Generator) next() (int64, error) {
 				g.halt(err, true)
 				continue
 			}
-			if tick > g.ceil.Load() {
+			if tick > g.ceil.Load() && g.saved == nil {
 				g.halt(fmt.Errorf("snowflake: slot %d of namespace %q: %w: the clock reached %v, past the lease's ceiling %v, before a renewal",
 					g.slot, g.namespace, ErrLeaseLost, now.UTC(), g.timeOf(g.ceil.Load())), true)
 				continue
@@ -251,12 +303,18 @@ func (g *Generator) next() (int64, error) {
 			if tick > g.maxTick {
 				return 0, fmt.Errorf("snowflake: the clock reads %v, past the layout's last time %v: %w", now.UTC(), g.timeOf(g.maxTick), store.ErrExhausted)
 			}
+			if tick > g.ceil.Load() { // past what the state file allows: write it first
+				if err := g.extend(now, tick); err != nil {
+					return 0, err
+				}
+				continue
+			}
 			if n := tick << g.seqBits; g.state.CompareAndSwap(v, n) {
-				return g.compose(n), nil
+				return n, nil
 			}
 		case tick == last && v&g.seqMask != g.seqMask:
 			if g.state.CompareAndSwap(v, v+1) {
-				return g.compose(v + 1), nil
+				return v + 1, nil
 			}
 		case tick == last:
 			g.waitFor(last+1, now)
@@ -300,6 +358,9 @@ func (g *Generator) Close() error {
 		g.cancel()
 	})
 	g.wg.Wait()
+	if first && g.saved != nil {
+		return g.closeState(last)
+	}
 	if !first || g.leases == nil {
 		return nil
 	}

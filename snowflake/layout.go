@@ -42,19 +42,39 @@ func JavaScriptLayout() Layout {
 	return Layout{Epoch: time.UnixMilli(cosIDEpochMs).UTC(), Unit: time.Second, TimestampBits: 31, MachineBits: 8, SequenceBits: 14}
 }
 
+// CosIDGeneratorLayout returns the layout of CosId 4.x's CosIdGenerator (its
+// RadixCosIdGenerator's defaults): 44 bits of Unix milliseconds (to the year 2527),
+// 20 bits of machine (1,048,576 instances), 16 bits of sequence (65,536 ids per
+// millisecond per instance). Its ids are 80 bits, wider than an int64: a generator
+// of it takes WithWideIDs, and its ids are text (package cosid's strategy
+// cosid-generator).
+func CosIDGeneratorLayout() Layout {
+	return Layout{Epoch: time.UnixMilli(0).UTC(), Unit: time.Millisecond, TimestampBits: 44, MachineBits: 20, SequenceBits: 16}
+}
+
 // Validate reports whether l can make ids, with an error wrapping
 // store.ErrInvalidArgument that names the field and its allowed values.
-func (l Layout) Validate() error {
-	bits := l.TimestampBits + l.MachineBits + l.SequenceBits
+func (l Layout) Validate() error { return l.validate(false) }
+
+// validate is Validate, of ids wider than an int64 when wide (WithWideIDs): their
+// time and sequence fit 63 bits, and their machine 30 more beside them.
+func (l Layout) validate(wide bool) error {
+	bits, maxMachine := l.TimestampBits+l.MachineBits+l.SequenceBits, 62
+	if wide {
+		bits, maxMachine = l.TimestampBits+l.SequenceBits, 30
+	}
 	switch {
 	case l.TimestampBits < 1 || l.TimestampBits > 63:
 		return fmt.Errorf("snowflake: layout: %w: TimestampBits %d, want 1–63", store.ErrInvalidArgument, l.TimestampBits)
-	case l.MachineBits < 0 || l.MachineBits > 62:
-		return fmt.Errorf("snowflake: layout: %w: MachineBits %d, want 0–62", store.ErrInvalidArgument, l.MachineBits)
+	case l.MachineBits < 0 || l.MachineBits > maxMachine:
+		return fmt.Errorf("snowflake: layout: %w: MachineBits %d, want 0–%d", store.ErrInvalidArgument, l.MachineBits, maxMachine)
 	case l.SequenceBits < 0 || l.SequenceBits > 62:
 		return fmt.Errorf("snowflake: layout: %w: SequenceBits %d, want 0–62", store.ErrInvalidArgument, l.SequenceBits)
+	case wide && bits > 63:
+		return fmt.Errorf("snowflake: layout: %w: TimestampBits and SequenceBits %d+%d = %d bits, want at most 63",
+			store.ErrInvalidArgument, l.TimestampBits, l.SequenceBits, bits)
 	case bits > 63:
-		return fmt.Errorf("snowflake: layout: %w: %d+%d+%d = %d bits, want at most 63",
+		return fmt.Errorf("snowflake: layout: %w: %d+%d+%d = %d bits, want at most 63 (or ids wider than an int64: WithWideIDs)",
 			store.ErrInvalidArgument, l.TimestampBits, l.MachineBits, l.SequenceBits, bits)
 	case l.Unit < time.Millisecond || l.Unit%time.Millisecond != 0:
 		return fmt.Errorf("snowflake: layout: %w: Unit %v, want a whole number of milliseconds (1ms, 10ms, 1s, …)", store.ErrInvalidArgument, l.Unit)

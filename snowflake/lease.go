@@ -29,6 +29,9 @@ func New(ctx context.Context, leases store.SlotLeaseStore, l Layout, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
+	if g.o.statePath != "" {
+		return nil, fmt.Errorf("snowflake: %w: a state file is for a fixed machine (NewFixed); a lease carries the last time in its Floor", store.ErrInvalidArgument)
+	}
 	req, err := g.o.leaseRequest(l)
 	if err != nil {
 		return nil, err

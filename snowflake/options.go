@@ -25,6 +25,8 @@ type options struct {
 	logger    *slog.Logger
 	onLost    func(error)
 	observer  Observer
+	wide      bool   // WithWideIDs
+	statePath string // WithStateFile
 }
 
 // Defaults of the options.
@@ -141,6 +143,28 @@ func WithLogger(l *slog.Logger) Option {
 		o.logger = l
 	}
 }
+
+// WithWideIDs makes a generator of ids wider than an int64: its layout may give
+// time and sequence together up to 63 bits, and the machine up to 30 more beside
+// them. Its Next fails with an error wrapping ErrWideIDs; NextStamp hands out
+// each id's time and sequence, which the caller writes with the machine (Machine),
+// as CosId 4.x's CosIdGenerator writes 44+20+16 = 80 bits as text. Everything else,
+// the lease, its floors and ceilings, the clock guard and the state file, is as
+// for int64 ids.
+func WithWideIDs() Option { return func(o *options) { o.wide = true } }
+
+// WithStateFile keeps the state of a generator of a fixed machine (NewFixed) in the
+// file at path: the time up to which its ids may be stamped, written ahead of them
+// (about every StateEvery while it hands out ids, synced to disk and replaced
+// atomically) and, at Close, the time of its last id. NewFixed reads it and stamps
+// nothing at or before that time: it waits for a clock set back by less than the
+// broken threshold (WithClockBackwards), as Next does, and refuses one set back
+// further with an error wrapping ErrClockBackwards. So a restart with the clock set
+// back never repeats an id, as a leased slot's Floor guarantees for New. A missing
+// file is a first start; one that cannot be read, or is another machine's, is an
+// error wrapping ErrStateFile that names its absolute path. The directory must be
+// writable. New refuses it: a lease carries the last time in its Floor.
+func WithStateFile(path string) Option { return func(o *options) { o.statePath = path } }
 
 // WithOnLeaseLost calls f once, from a goroutine of the generator, when the
 // generator stops because its lease was lost; err wraps ErrLeaseLost. f must not

@@ -18,7 +18,9 @@ func decodeCommand() *cobra.Command {
 {"period":"20261027","value":42} for a periodic segment, {"value":42} for a segment,
 and for a snowflake its time (RFC 3339 with milliseconds, in the zone of its friendly
 codec item, else UTC), machine and sequence:
-{"value":"918254194220072962","time":"2026-10-27T09:30:15.123Z","machine":7,"sequence":42}.
+{"value":"918254194220072962","time":"2026-10-27T09:30:15.123Z","machine":7,"sequence":42};
+a cosid-generator's id, 80 bits and text only, has no value:
+{"time":"2026-10-27T09:30:15.123Z","machine":7,"sequence":42}.
 A value above 2^53 is written as a JSON string, so that JavaScript loses no digit.
 The generator's codec comes from the configuration; nothing is opened. Without a
 configuration, NAME is an ad-hoc segment, whose text is plain decimal.`,

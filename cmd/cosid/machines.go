@@ -49,8 +49,13 @@ func snowflakeTargets(cfg cosid.Config, storeName string) map[string][]snowflake
 		if !gc.Leases() || gc.Store != storeName {
 			continue
 		}
+		// The namespace's limit, as the generator asks for it: a lease of
+		// another limit would be refused (ErrNamespaceConflict).
 		bits := snowflake.DefaultLayout().MachineBits
-		if gc.Layout == "javascript" {
+		switch {
+		case gc.Strategy == cosid.StrategyCosIDGenerator:
+			bits = snowflake.CosIDGeneratorLayout().MachineBits
+		case gc.Layout == "javascript":
 			bits = snowflake.JavaScriptLayout().MachineBits
 		}
 		if gc.MachineBits != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
@@ -359,5 +361,35 @@ func TestKeyOf4x(t *testing.T) {
 		if key != tc.key || (reason == "") != (tc.key != "") {
 			t.Errorf("keyOf4x(%q) = %q, %q; want %q", tc.name, key, reason, tc.key)
 		}
+	}
+}
+
+// TestSnowflakeTargets_LimitAsTheGeneratorAsks checks the namespaces whose slot
+// floors a migration raises: each with the limit its generator leases with, 2^20
+// for a cosid-generator, so that the namespace the migration creates is the one
+// the generator then leases in, not one of another limit.
+func TestSnowflakeTargets_LimitAsTheGeneratorAsks(t *testing.T) {
+	cfg, err := cosid.ParseConfig([]byte(`
+cosid:
+  namespace: app
+  stores: {db: {type: memory}}
+  generators:
+    event: {strategy: snowflake, store: db}
+    web: {strategy: snowflake, store: db, layout: javascript}
+    small: {strategy: snowflake, store: db, slots: 16}
+    trace: {strategy: cosid-generator, store: db}
+    fixed: {strategy: cosid-generator, machine-id: 3}
+    order: {strategy: segment, store: db}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, tg := range snowflakeTargets(cfg, "db")["app"] {
+		got[tg.namespace] = tg.limit
+	}
+	want := map[string]int{"app/event": 1024, "app/web": 256, "app/small": 16, "app/trace": 1 << 20}
+	if !maps.Equal(got, want) {
+		t.Errorf("targets %v, want %v", got, want)
 	}
 }

@@ -1,7 +1,9 @@
 package sqldb_test
 
 import (
+	"context"
 	"database/sql"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,7 +20,7 @@ func TestRangeStoreKit(t *testing.T) {
 		for _, plan := range []sqlstore.FetchPlan{sqlstore.FetchStatement, sqlstore.FetchTransaction} {
 			t.Run(b.name+"/"+string(plan), func(t *testing.T) {
 				t.Parallel()
-				open := kitStores(t, b)
+				open := kitStores(t, b, b.dsn(t))
 				storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore {
 					st := open(t, sqlstore.WithFetchPlan(plan))
 					if st.Dialect() != b.name {
@@ -38,8 +40,7 @@ func TestRangeStoreKit(t *testing.T) {
 // connections open, where a new pool would open up to 16 of them, for every store of
 // every subtest (a PostgreSQL connection starts a server process). SQLite, whose
 // connections cost no server, gets stores of Open.
-func kitStores(t *testing.T, b backend) func(*testing.T, ...sqlstore.Option) *sqlstore.Store {
-	dsn := b.dsn(t)
+func kitStores(t *testing.T, b backend, dsn string) func(*testing.T, ...sqlstore.Option) *sqlstore.Store {
 	if b.envVar == "" {
 		return func(t *testing.T, opts ...sqlstore.Option) *sqlstore.Store { return openStore(t, b, dsn, opts...) }
 	}
@@ -76,13 +77,29 @@ func TestSlotLeaseStoreKit(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
-			open := kitStores(t, b)
+			dsn := b.dsn(t)
+			open := kitStores(t, b, dsn)
 			clock := new(sqlstore.ClockOffset)
 			storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
 				return movedStore{open(t, sqlstore.WithClockOffset(clock)), clock}
-			})
+			}, slotRows(t, b, dsn))
 		})
 	}
+}
+
+// slotRows counts the rows of a namespace in the slot table of b's database at dsn,
+// for the lease kit (storetest.WithSlotRows).
+func slotRows(t *testing.T, b backend, dsn string) storetest.LeaseOption {
+	db := openDB(t, b, dsn)
+	query := "select count(*) from cosid_slot where namespace = ?"
+	if b.name == "postgresql" {
+		query = strings.Replace(query, "?", "$1", 1)
+	}
+	return storetest.WithSlotRows(func(ctx context.Context, namespace string) (int, error) {
+		var n int
+		err := db.QueryRowContext(ctx, query, namespace).Scan(&n)
+		return n, err
+	})
 }
 
 // TestSlotLeaseStoreKit_RealClock runs the lease test kit on SQLite as on a store
@@ -91,5 +108,5 @@ func TestSlotLeaseStoreKit_RealClock(t *testing.T) {
 	t.Parallel()
 	b := backend{name: "sqlite", driver: "sqlite"}
 	dsn := b.dsn(t)
-	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore { return openStore(t, b, dsn) })
+	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore { return openStore(t, b, dsn) }, slotRows(t, b, dsn))
 }

@@ -3,6 +3,7 @@ package sqldb_test
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/sqlstore"
+	"github.com/cosid-go/cosid/store/storekit"
 )
 
 // leaseRequest asks for a slot of ns that outlives the test.
@@ -28,8 +30,8 @@ func (b backend) param(n int) string {
 
 // TestAcquire_FirstUseCreatesNamespaceAndSlotRows checks the rows the first Acquire
 // of a namespace writes: the namespace with its limit and its tolerance rounded up to
-// a millisecond, and exactly the slot rows [0, limit), past MySQL's and MariaDB's
-// limit of 1,000 recursion steps.
+// a millisecond, and the slot rows [0, n) of its first storekit.ProvisionFirst slots
+// (all of a smaller namespace), not one per slot of a namespace of 2^20.
 func TestAcquire_FirstUseCreatesNamespaceAndSlotRows(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -38,7 +40,7 @@ func TestAcquire_FirstUseCreatesNamespaceAndSlotRows(t *testing.T) {
 			db := openDB(t, b, dsn)
 			tables := tempTables(t, db)
 			st := openStore(t, b, dsn, sqlstore.WithTables(tables))
-			for _, limit := range []int{1, 3, 1500} {
+			for _, limit := range []int{1, 3, 1500, 1 << 20} {
 				ns := fmt.Sprint("first-use/", limit)
 				if _, err := st.Acquire(t.Context(), leaseRequest(ns, "a", limit)); err != nil {
 					t.Fatalf("Acquire with limit %d: %v", limit, err)
@@ -51,17 +53,68 @@ func TestAcquire_FirstUseCreatesNamespaceAndSlotRows(t *testing.T) {
 				if gotLimit != int64(limit) || toleranceMs != 2 {
 					t.Errorf("namespace row (limit %d, tolerance_ms %d), want (%d, 2)", gotLimit, toleranceMs, limit)
 				}
-				var rows, lowest, highest int64
-				q = fmt.Sprintf("select count(*), min(slot), max(slot) from %s where namespace = %s", tables.Slot, b.param(1))
-				if err := db.QueryRow(q, ns).Scan(&rows, &lowest, &highest); err != nil {
-					t.Fatal(err)
-				}
-				if rows != int64(limit) || lowest != 0 || highest != int64(limit-1) {
-					t.Errorf("limit %d: %d slot rows from %d to %d, want %d from 0 to %d", limit, rows, lowest, highest, limit, limit-1)
+				want := min(limit, storekit.ProvisionFirst)
+				if rows, lowest, highest := slotRowsOf(t, b, db, tables, ns); rows != want || lowest != 0 || highest != want-1 {
+					t.Errorf("limit %d: %d slot rows from %d to %d, want %d from 0 to %d", limit, rows, lowest, highest, want, want-1)
 				}
 			}
 		})
 	}
+}
+
+// TestLeaseSQL_CreateSlotsMakesTheMissingRowsOfARange runs each live dialect's
+// CreateSlots itself: the rows [first, first+count) that do not exist, past MySQL's
+// and MariaDB's limit of 1,000 recursion steps, none twice, and no row when all
+// exist.
+func TestLeaseSQL_CreateSlotsMakesTheMissingRowsOfARange(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			st, db, tables := openCandidatesStore(t, b)
+			d, _ := sqlstore.LookupDialect(st.Dialect())
+			q := d.Leases(sqlstore.Tables{Range: d.QuoteIdent(tables.Range), Slot: d.QuoteIdent(tables.Slot), Namespace: d.QuoteIdent(tables.Namespace)}, d.NowMillis())
+			create := func(first, count int) int64 {
+				t.Helper()
+				res, err := db.ExecContext(t.Context(), q.CreateSlots, "ns", first, count)
+				if err != nil {
+					t.Fatalf("CreateSlots(%d, %d): %v", first, count, err)
+				}
+				n, err := res.RowsAffected()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			for _, tc := range []struct {
+				first, count int
+				made         int64
+				rows         int
+				lowest, high int
+			}{
+				{2000, 3, 3, 3, 2000, 2002},
+				{0, 1500, 1500, 1503, 0, 2002},
+				{1500, 501, 500, 2003, 0, 2002}, // 1500–1999 are missing; 2000 exists
+				{0, 2003, 0, 2003, 0, 2002},
+			} {
+				if made := create(tc.first, tc.count); made != tc.made {
+					t.Errorf("CreateSlots(%d, %d) made %d rows, want %d", tc.first, tc.count, made, tc.made)
+				}
+				if rows, lowest, highest := slotRowsOf(t, b, db, tables, "ns"); rows != tc.rows || lowest != tc.lowest || highest != tc.high {
+					t.Errorf("after CreateSlots(%d, %d): %d rows from %d to %d, want %d from %d to %d", tc.first, tc.count, rows, lowest, highest, tc.rows, tc.lowest, tc.high)
+				}
+			}
+		})
+	}
+}
+
+// slotRowsOf returns the count, the lowest and the highest slot of the rows of ns.
+func slotRowsOf(t *testing.T, b backend, db *sql.DB, tables sqlstore.Tables, ns string) (rows, lowest, highest int) {
+	t.Helper()
+	q := fmt.Sprintf("select count(*), coalesce(min(slot), -1), coalesce(max(slot), -1) from %s where namespace = %s", tables.Slot, b.param(1))
+	if err := db.QueryRow(q, ns).Scan(&rows, &lowest, &highest); err != nil {
+		t.Fatal(err)
+	}
+	return rows, lowest, highest
 }
 
 // TestLease_ErrorsNameNamespaceSlotAndStore checks that the errors of leases say

@@ -57,3 +57,13 @@ func (s *Store) ExpireLeases(ctx context.Context, now time.Time) error {
 
 // UnsafeVersion reports the releases the gate refuses.
 var UnsafeVersion = unsafeVersion
+
+// SlotRecords counts the row keys that the store keeps for the slots of namespace,
+// for the lease kit (storetest.WithSlotRows).
+func (s *Store) SlotRecords(ctx context.Context, namespace string) (int, error) {
+	resp, err := s.client.Get(ctx, s.nsKeys(namespace).slots, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		return 0, err
+	}
+	return int(resp.Count), nil
+}

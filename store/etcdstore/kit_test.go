@@ -45,5 +45,5 @@ func TestSlotLeaseStoreKit(t *testing.T) {
 	clock := new(etcdstore.Clock)
 	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
 		return movedStore{openStore(t, ep, prefix, etcdstore.WithClock(clock)), clock, t}
-	})
+	}, storetest.WithSlotRows(openStore(t, ep, prefix).SlotRecords))
 }

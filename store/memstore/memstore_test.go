@@ -19,12 +19,12 @@ func TestSlotLeaseStoreContract(t *testing.T) {
 	shared := memstore.New(memstore.WithClock(clock.Now))
 	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
 		return storetest.Clocked(shared.Sibling(), clock)
-	})
+	}, storetest.WithSlotRows(shared.SlotRecords))
 }
 
 // TestSlotLeaseStoreContract_RealClock runs the kit as it runs on a store whose clock
 // is its server's: short leases and polling instead of a moved clock.
 func TestSlotLeaseStoreContract_RealClock(t *testing.T) {
 	shared := memstore.New()
-	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore { return shared.Sibling() })
+	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore { return shared.Sibling() }, storetest.WithSlotRows(shared.SlotRecords))
 }

@@ -49,7 +49,7 @@ func TestSlotLeaseStoreKit(t *testing.T) {
 					return st
 				}
 				return movedStore{st, clock}
-			})
+			}, storetest.WithSlotRows(openStore(t, uri, db).SlotRecords))
 		})
 	}
 }

@@ -61,7 +61,7 @@ func TestCluster_Kits(t *testing.T) {
 		clock := new(redisstore.ClockOffset)
 		storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
 			return movedStore{open(t, redisstore.WithClockOffset(clock)), clock}
-		})
+		}, storetest.WithSlotRows(open(t).SlotRecords))
 	})
 }
 

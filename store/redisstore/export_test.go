@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid/store"
@@ -64,4 +65,20 @@ type Replication struct {
 func ParseReplication(info string) (Replication, error) {
 	r, err := parseReplication(info)
 	return Replication{r.role, r.replicas}, err
+}
+
+// SlotRecords counts the slots that the store keeps a row for in namespace's slots
+// hash (each row is several fields "slot.name"), for the lease kit
+// (storetest.WithSlotRows).
+func (s *Store) SlotRecords(ctx context.Context, namespace string) (int, error) {
+	fields, err := s.client.HKeys(ctx, namespaceKeys(s.prefix, namespace).slots).Result()
+	if err != nil {
+		return 0, err
+	}
+	slots := map[string]bool{}
+	for _, f := range fields {
+		slot, _, _ := strings.Cut(f, ".")
+		slots[slot] = true
+	}
+	return len(slots), nil
 }

@@ -51,7 +51,7 @@ func TestSlotLeaseStoreKit(t *testing.T) {
 	clock := new(redisstore.ClockOffset)
 	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
 		return movedStore{openStore(t, addr, redisstore.WithPrefix(prefix), redisstore.WithClockOffset(clock)), clock}
-	})
+	}, storetest.WithSlotRows(openStore(t, addr, redisstore.WithPrefix(prefix)).SlotRecords))
 }
 
 // TestSlotLeaseStoreKit_RealClock runs the lease test kit on Redis's own clock:
@@ -62,5 +62,5 @@ func TestSlotLeaseStoreKit_RealClock(t *testing.T) {
 	prefix := testPrefix(t, addr)
 	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore {
 		return openStore(t, addr, redisstore.WithPrefix(prefix))
-	})
+	}, storetest.WithSlotRows(openStore(t, addr, redisstore.WithPrefix(prefix)).SlotRecords))
 }

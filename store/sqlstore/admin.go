@@ -224,14 +224,25 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 			case err != nil:
 				return err
 			case !found:
-				// The namespace is missing, or the slot lies outside it.
+				// The namespace is missing, the slot lies outside it, or its row
+				// is not made yet (rows are made as slots are taken).
 				if ns, _, found, err = s.readSlots(ctx, a.Slots, a.KeyArg(req.Namespace)); err != nil {
 					return err
 				}
 				if !found {
 					return store.ErrNotFound
 				}
-				return fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.limit)
+				if req.Slot >= ns.limit {
+					return fmt.Errorf("%w: slot %d lies outside the namespace's limit %d", store.ErrInvalidArgument, req.Slot, ns.limit)
+				}
+				made, err := s.makeSlots(ctx, q, req.Namespace, req.Slot, 1)
+				switch {
+				case err != nil:
+					return fmt.Errorf("making the row of slot %d: %w", req.Slot, err)
+				case !made:
+					return fmt.Errorf("the row of slot %d was neither read nor made", req.Slot)
+				}
+				continue
 			case req.Limit > 0 && (ns.limit != req.Limit || ns.toleranceMs != toleranceMs):
 				return storekit.NamespaceConflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
 			case rows[0].Owner != "":

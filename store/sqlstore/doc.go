@@ -43,13 +43,17 @@
 // # Slot leases
 //
 // The slots that give snowflake generators their machine ids live in the slot table,
-// one row per slot, and each namespace's limit and tolerance in the namespace table.
+// one row per slot that was taken (or a few more), and each namespace's limit and
+// tolerance in the namespace table.
 // The store clock is the database's, in UTC epoch milliseconds whatever the session's
 // time zone: clock_timestamp() on PostgreSQL, utc_timestamp(6) on MySQL and MariaDB,
 // sysutcdatetime() on SQL Server, SQLite's 'now'. Expiry is judged by it alone (L6).
 //
 //	first use     one transaction records the namespace's limit and tolerance and
-//	              creates its slot rows [0, limit)
+//	              creates the rows of its first slots, [0, 16) (storekit.SlotsToProvision)
+//	more rows     when every row is leased, the rows of the lowest twice-as-many-as-held
+//	              slots, one statement; a preferred slot's row alone: a namespace of
+//	              2^20 slots has rows for about the slots taken, never 2^20
 //	Acquire       one read, taking no lock, of the store clock and of the free slots:
 //	              those the owner key had before, the preferred one, the lowest;
 //	              then one compare-and-set per candidate until one holds

@@ -91,7 +91,7 @@ func writeStrings(b *strings.Builder, prefix string, v any) {
 // highest is the last argument, and with plain ? there is one per argument, which
 // for Candidates are those of CandidatesArgs when it lists them.
 func TestLeaseSQL_TakesItsArguments(t *testing.T) {
-	args := map[string]int{"Candidates": 3, "Slot": 2, "Take": 15, "Update": 15, "CreateNamespace": 3, "CreateSlots": 2}
+	args := map[string]int{"Candidates": 3, "Slot": 2, "Take": 15, "Update": 15, "CreateNamespace": 3, "CreateSlots": 3, "CountHeld": 1}
 	numbered := regexp.MustCompile(`(?:\$|\?|@p)(\d+)`)
 	for _, d := range builtins {
 		leases := d.Leases(DefaultTables().quote(d), d.NowMillis())

@@ -28,10 +28,12 @@ type slotRead struct {
 }
 
 // Acquire implements store.SlotLeaseStore. It reads the namespace's free slots with
-// the store clock (creating the namespace and its slot rows at its first use), then
-// takes the first of them whose row is still as read, one compare-and-set each; when
-// other acquirers took them all first it reads again. A new owner takes two round
-// trips.
+// the store clock (creating the namespace and its first slot rows at its first use),
+// then takes the first of them whose row is still as read, one compare-and-set each;
+// when other acquirers took them all first it reads again. A new owner takes two
+// round trips. Slot rows are made as they are needed (storekit.SlotsToProvision):
+// when every row is leased, twice as many as are held, and a preferred slot's
+// alone.
 func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
 	if err := store.CheckLeaseRequest(req); err != nil {
 		return store.Lease{}, fmt.Errorf("%s: acquire: %w", s.slotName, err)
@@ -50,7 +52,8 @@ func (s *Store) Acquire(ctx context.Context, req store.LeaseRequest) (store.Leas
 func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest) (store.Lease, error) {
 	toleranceMs, ttlMs := storekit.MillisUp(req.Tolerance), storekit.MillisUp(req.TTL)
 	key := keyArg(q)
-	created := false
+	created, triedPreferred := false, false
+	provisioned := 0                     // the rows [0, n) this call made, or found made
 	missed := map[int]storekit.SlotRow{} // the rows as read when a Take changed none
 	for {
 		ns, free, found, err := s.readSlots(ctx, q.Candidates, candidateArgs(q, key(req.Namespace), key(req.OwnerKey), req.Preferred)...)
@@ -67,8 +70,28 @@ func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest)
 			continue
 		case ns.limit != req.Limit || ns.toleranceMs != toleranceMs:
 			return store.Lease{}, storekit.NamespaceConflict(ns.limit, ns.toleranceMs, req.Limit, req.Tolerance)
-		case len(free) == 0:
-			return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.limit, store.ErrNoFreeSlot)
+		case !triedPreferred && wantsPreferred(req, free):
+			// The preferred slot may have no row yet: make it, and read again if
+			// that made one.
+			triedPreferred = true
+			made, err := s.makeSlots(ctx, q, req.Namespace, req.Preferred, 1)
+			if err != nil {
+				return store.Lease{}, fmt.Errorf("making the row of the preferred slot %d: %w", req.Preferred, err)
+			}
+			if made {
+				continue
+			}
+		}
+		if len(free) == 0 {
+			n, err := s.provision(ctx, q, req.Namespace, ns.limit, provisioned)
+			if err != nil {
+				return store.Lease{}, fmt.Errorf("making more slot rows: %w", err)
+			}
+			if n <= provisioned {
+				return store.Lease{}, fmt.Errorf("all %d slots are leased: %w", ns.limit, store.ErrNoFreeSlot)
+			}
+			provisioned = n
+			continue
 		}
 		for _, r := range free {
 			if m, ok := missed[r.slot]; ok && m == r.SlotRow {
@@ -88,9 +111,14 @@ func (s *Store) acquire(ctx context.Context, q LeaseSQL, req store.LeaseRequest)
 }
 
 // createNamespace records the namespace with its limit and tolerance and creates its
-// slot rows, in one transaction, unless another call created it first.
+// first slot rows, in one transaction, unless another call created it first. A
+// dialect without CountHeld gets every row at once.
 func (s *Store) createNamespace(ctx context.Context, q LeaseSQL, namespace string, limit int, toleranceMs int64) error {
 	key := keyArg(q)
+	first := limit
+	if q.CountHeld != "" {
+		first = storekit.SlotsToProvision(0, limit)
+	}
 	for attempt := 1; ; attempt++ {
 		_, err := inTx(ctx, s, func(ctx context.Context, tx Querier) (struct{}, error) {
 			res, err := tx.ExecContext(ctx, q.CreateNamespace, key(namespace), limit, toleranceMs)
@@ -100,13 +128,73 @@ func (s *Store) createNamespace(ctx context.Context, q LeaseSQL, namespace strin
 			if n, err := res.RowsAffected(); err != nil || n == 0 {
 				return struct{}{}, err
 			}
-			_, err = tx.ExecContext(ctx, q.CreateSlots, key(namespace), limit)
+			_, err = createSlots(ctx, tx, q, namespace, 0, first)
 			return struct{}{}, err
 		})
 		if err == nil || attempt == maxTxAttempts || ctx.Err() != nil || !s.dialect.Retryable(err) {
 			return err
 		}
 	}
+}
+
+// provision makes the rows of the namespace's lowest slots that a namespace all of
+// whose rows are leased needs (storekit.SlotsToProvision of the held ones), and
+// returns how many lowest slots now have rows; no more than had, the provisioned
+// of an earlier call, means there is no slot to offer. Rows that concurrent
+// acquirers make at once are made once.
+func (s *Store) provision(ctx context.Context, q LeaseSQL, namespace string, limit, had int) (int, error) {
+	if q.CountHeld == "" {
+		return had, nil // every row was made with the namespace
+	}
+	var held int
+	if err := s.q.QueryRowContext(ctx, q.CountHeld, keyArg(q)(namespace)).Scan(&held); err != nil {
+		return 0, err
+	}
+	n := storekit.SlotsToProvision(held, limit)
+	if n <= had {
+		return had, nil
+	}
+	if _, err := s.makeSlots(ctx, q, namespace, 0, n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// createSlots runs CreateSlots on tx for the rows [first, first+count) of the
+// namespace and reports whether it made any.
+func createSlots(ctx context.Context, tx Querier, q LeaseSQL, namespace string, first, count int) (bool, error) {
+	res, err := tx.ExecContext(ctx, q.CreateSlots, keyArg(q)(namespace), first, count)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// makeSlots is createSlots outside a transaction, run again when acquirers that
+// make the same rows at once get a duplicate key or a deadlock for it.
+func (s *Store) makeSlots(ctx context.Context, q LeaseSQL, namespace string, first, count int) (bool, error) {
+	for attempt := 1; ; attempt++ {
+		made, err := createSlots(ctx, s.q, q, namespace, first, count)
+		if err == nil || attempt == maxTxAttempts || ctx.Err() != nil || !s.dialect.Retryable(err) {
+			return made, err
+		}
+	}
+}
+
+// wantsPreferred reports whether req prefers a slot that free, the candidates read,
+// does not offer, and no earlier slot of the owner comes before it: its row may
+// not exist yet.
+func wantsPreferred(req store.LeaseRequest, free []slotRow) bool {
+	if req.Preferred < 0 || len(free) > 0 && free[0].LastOwner == req.OwnerKey {
+		return false
+	}
+	for _, r := range free {
+		if r.slot == req.Preferred {
+			return false
+		}
+	}
+	return true
 }
 
 // Renew implements store.SlotLeaseStore: it reads the lease's row with the store

@@ -48,11 +48,18 @@ type LeaseSQL struct {
 	// CreateNamespace inserts the namespace row unless one exists, in which case it
 	// changes no row. Arguments: namespace, slot_limit, tolerance_ms.
 	CreateNamespace string
-	// CreateSlots inserts the slot rows [0, slot_limit) of the namespace that do not
-	// exist, with the columns' defaults (no owner, fence 0, every time 0). Arguments:
-	// namespace, slot_limit. The store runs it in the transaction in which
-	// CreateNamespace inserted the namespace, so that no namespace lacks its slots.
+	// CreateSlots inserts the slot rows [first, first+count) of the namespace that do
+	// not exist, with the columns' defaults (no owner, fence 0, every time 0).
+	// Arguments: namespace, first, count. The store makes a namespace's rows as its
+	// slots are taken (storekit.SlotsToProvision): the first few in the transaction
+	// in which CreateNamespace inserted the namespace, more when every row is leased,
+	// and a preferred slot's alone; never one per slot of a namespace of millions.
 	CreateSlots string
+	// CountHeld counts the slot rows of the namespace that are leased by the store
+	// clock: an owner_key, and an expires_at after the clock. Arguments: namespace.
+	// The store runs it only when no row is free, to size the next rows it makes.
+	// A dialect without it (empty) has every row of a namespace made at its creation.
+	CountHeld string
 	// KeyArg is a namespace or an owner key as the driver is to send it; nil sends
 	// the string.
 	KeyArg func(string) any
@@ -168,6 +175,8 @@ func sharedLeases(t Tables, now string, f leaseFlavour) LeaseSQL {
 		" and ceiling_ms = " + p(14, "bigint") + " and next_floor_ms = " + p(15, "bigint")
 	candidates, args := candidatesSQL(t, now, from, f)
 	return LeaseSQL{
+		CountHeld: "select count(*) from " + t.Slot + " where namespace = " + p(1, "varchar") +
+			" and owner_key is not null and expires_at > " + now,
 		Candidates:     candidates,
 		CandidatesArgs: args,
 		Slot: "select " + slotColumns + from + " join " + t.Slot + " s on s.namespace = n.namespace" +

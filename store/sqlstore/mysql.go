@@ -59,7 +59,8 @@ func (mysqlDialect) NowMillis() string {
 
 // Leases creates the slot rows with a recursive query that doubles the rows at each
 // step: MySQL stops a recursion at 1,000 steps (cte_max_recursion_depth), MariaDB
-// too (max_recursive_iterations), and a namespace may have 2^22 slots, 22 doublings.
+// too (max_recursive_iterations), and the rows made at once may reach the 2^22 slots
+// of a namespace, 22 doublings.
 func (mysqlDialect) Leases(t Tables, now string) LeaseSQL {
 	l := sharedLeases(t, now, leaseFlavour{
 		param:      func(int, string) string { return "?" },
@@ -72,7 +73,7 @@ func (mysqlDialect) Leases(t Tables, now string) LeaseSQL {
 		join: leftJoin(""),
 	})
 	l.CreateNamespace = "insert ignore into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values (?, ?, ?)"
-	l.CreateSlots = "insert ignore into " + t.Slot + " (namespace, slot) select ?, k.slot from (" +
+	l.CreateSlots = "insert ignore into " + t.Slot + " (namespace, slot) select ?, cast(? as signed) + k.slot from (" +
 		"with recursive k (slot_limit, slot, width) as (select cast(? as signed), 0, 1" +
 		" union all select k.slot_limit, k.slot + d.d * k.width, k.width * 2 from k cross join (select 0 as d union all select 1) d" +
 		" where k.width < k.slot_limit)" +

@@ -54,7 +54,7 @@ func (postgresDialect) Leases(t Tables, now string) LeaseSQL {
 	})
 	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values ($1::varchar, $2::integer, $3::bigint)" +
 		" on conflict (namespace) do nothing"
-	l.CreateSlots = "insert into " + t.Slot + " (namespace, slot) select $1::varchar, generate_series(0, $2::integer - 1)" +
+	l.CreateSlots = "insert into " + t.Slot + " (namespace, slot) select $1::varchar, generate_series($2::integer, $2::integer + $3::integer - 1)" +
 		" on conflict (namespace, slot) do nothing"
 	return l
 }

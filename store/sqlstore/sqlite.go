@@ -51,7 +51,7 @@ func (sqliteDialect) Leases(t Tables, now string) LeaseSQL {
 	})
 	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) values (?1, ?2, ?3)" +
 		" on conflict (namespace) do nothing"
-	l.CreateSlots = "with recursive k (slot) as (select 0 union all select slot + 1 from k where slot + 1 < ?2)" +
+	l.CreateSlots = "with recursive k (slot) as (select ?2 union all select slot + 1 from k where slot + 1 < ?2 + ?3)" +
 		" insert or ignore into " + t.Slot + " (namespace, slot) select ?1, slot from k"
 	return l
 }

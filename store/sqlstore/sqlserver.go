@@ -67,7 +67,7 @@ func (sqlserverDialect) Leases(t Tables, now string) LeaseSQL {
 	})
 	l.CreateNamespace = "insert into " + t.Namespace + " (namespace, slot_limit, tolerance_ms) select @p1, @p2, @p3" +
 		" where not exists (select 1 from " + t.Namespace + " with (updlock, holdlock) where namespace = @p1)"
-	l.CreateSlots = "with k (slot) as (select 0 union all select slot + 1 from k where slot + 1 < @p2)" +
+	l.CreateSlots = "with k (slot) as (select cast(@p2 as integer) union all select slot + 1 from k where slot + 1 < @p2 + @p3)" +
 		" insert into " + t.Slot + " (namespace, slot) select @p1, k.slot from k" +
 		" where not exists (select 1 from " + t.Slot + " s where s.namespace = @p1 and s.slot = k.slot)" +
 		" option (maxrecursion 0)"

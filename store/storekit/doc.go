@@ -48,6 +48,8 @@
 //	SlotRow.Free        L1 whether the slot may be taken at the store's now
 //	SlotCandidates      L5 the owner's earlier slot first, then the preferred, then
 //	                    the lowest free ones
+//	SlotsToProvision    how many slot records a store that provisions them ahead
+//	                    makes: as they are taken, never one per slot of a namespace
 //	NamespaceConflict   L4 the refusal of a namespace asked for with other settings
 //	MillisUp            TTLs and tolerances in whole milliseconds, rounded up
 //	RenewLease, ReleaseLease  Renew and Release of a store that writes rows with a

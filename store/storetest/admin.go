@@ -475,4 +475,20 @@ func (k *adminKit) raiseFloor(t *testing.T) {
 	if l, err = ls.Acquire(ctx, lr); err != nil || l.Slot != 2 || l.Floor < floor*2 {
 		t.Errorf("Acquire after the second RaiseFloor = %+v, %v; want slot 2 with a floor from %d", l, err, floor*2)
 	}
+
+	// A slot of a wide namespace that was never taken, whose record a store that
+	// makes records as slots are taken has not made yet.
+	wide := store.FloorRequest{Namespace: k.key(t, "wide"), Limit: store.MaxSlots, Tolerance: tolerance, Slot: store.MaxSlots - 1, FloorMs: floor}
+	if info, err := st[0].RaiseFloor(ctx, wide); err != nil || info.Slot != wide.Slot || info.NextFloor != floor {
+		t.Fatalf("RaiseFloor of slot %d of a namespace of %d = %+v, %v; want its next floor %d", wide.Slot, wide.Limit, info, err, floor)
+	}
+	wide.Slot = 1000 // the namespace exists now
+	wide.Limit = 0
+	if info, err := st[1].RaiseFloor(ctx, wide); err != nil || info.Slot != 1000 || info.NextFloor != floor {
+		t.Fatalf("RaiseFloor of slot 1000 of an existing namespace of %d = %+v, %v; want its next floor %d", store.MaxSlots, info, err, floor)
+	}
+	lr = store.LeaseRequest{Namespace: wide.Namespace, OwnerKey: "pod", Limit: store.MaxSlots, Tolerance: tolerance, TTL: keepTTL, Preferred: 1000}
+	if l, err = ls.Acquire(ctx, lr); err != nil || l.Slot != 1000 || l.Floor < floor {
+		t.Errorf("Acquire of raised slot 1000 = %+v, %v; want its floor at or above %d", l, err, floor)
+	}
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -72,14 +73,18 @@ const (
 )
 
 // RunSlotLeaseStore checks that the stores open returns keep the store.SlotLeaseStore
-// contract, L1–L7. open is called one or more times in every subtest; all the stores
-// it returns within one test must share one backend, as two processes would share a
-// database. Namespaces are unique to each run, so one backend may serve every subtest
-// and every run. When the stores implement ClockMover the kit moves their clock (see
-// the package doc); RunSlotLeaseStore closes the stores it opens.
-func RunSlotLeaseStore(t *testing.T, open func(t *testing.T) store.SlotLeaseStore) {
+// contract, L1–L7, and that a namespace's slots are provisioned as they are taken.
+// open is called one or more times in every subtest; all the stores it returns
+// within one test must share one backend, as two processes would share a database.
+// Namespaces are unique to each run, so one backend may serve every subtest and
+// every run. When the stores implement ClockMover the kit moves their clock (see the
+// package doc); RunSlotLeaseStore closes the stores it opens.
+func RunSlotLeaseStore(t *testing.T, open func(t *testing.T) store.SlotLeaseStore, opts ...LeaseOption) {
 	t.Helper()
 	k := &leaseKit{prefix: "tck/" + rand.Text()[:12], open: open}
+	for _, o := range opts {
+		o(k)
+	}
 	t.Run("Arguments", k.arguments)
 	t.Run("Closed", k.closed)
 	t.Run("L1_OneLeasePerSlot", k.l1OneLeasePerSlot)
@@ -92,11 +97,26 @@ func RunSlotLeaseStore(t *testing.T, open func(t *testing.T) store.SlotLeaseStor
 	t.Run("L5_OwnerGetsSlotBack", k.l5OwnerGetsSlotBack)
 	t.Run("L6_StoreClockOnly", k.l6StoreClockOnly)
 	t.Run("L7_LastSlotOneWinner", k.l7LastSlotOneWinner)
+	t.Run("ProvisionedAsTaken", k.provisionedAsTaken)
+}
+
+// A LeaseOption gives RunSlotLeaseStore what it needs to check more of a store.
+type LeaseOption func(*leaseKit)
+
+// WithSlotRows gives the kit a count of the records (rows, documents, keys,
+// znodes) that the stores' backend keeps for the slots of a namespace, read from
+// the backend itself, so that ProvisionedAsTaken checks that a namespace of
+// store.MaxSlots slots with a few leased has a few records (at most
+// storekit.SlotsToProvision of them), not millions made at its first use. Without
+// it that part of the subtest is skipped.
+func WithSlotRows(count func(ctx context.Context, namespace string) (int, error)) LeaseOption {
+	return func(k *leaseKit) { k.rows = count }
 }
 
 type leaseKit struct {
 	prefix string
 	open   func(t *testing.T) store.SlotLeaseStore
+	rows   func(ctx context.Context, namespace string) (int, error) // WithSlotRows; nil without
 }
 
 func (k *leaseKit) instances(t *testing.T, n int) []store.SlotLeaseStore {

@@ -389,22 +389,12 @@ func (k *leaseKit) l3FloorAboveEarlierOwner(t *testing.T) {
 
 func (k *leaseKit) l4SlotsWithinLimit(t *testing.T) {
 	stores := k.instances(t, instanceCount)
-	const limit = 5
-	ns := k.namespace(t, "fill")
-	slots := map[int]bool{}
-	for i := range limit {
-		l := mustAcquire(t, stores[i%2], request(ns, owner(i), limit))
-		if slots[l.Slot] {
-			t.Errorf("L1: slot %d leased twice", l.Slot)
-		}
-		slots[l.Slot] = true
-	}
-	acquireErr(t, stores[1], request(ns, "extra", limit), store.ErrNoFreeSlot)
+	fill(t, stores, k.namespace(t, "fill"), 5)
 	if l := mustAcquire(t, stores[0], request(k.namespace(t, "one"), "only", 1)); l.Slot != 0 {
 		t.Errorf("L4: the slot of a namespace of 1 is %d, want 0", l.Slot)
 	}
 
-	ns = k.namespace(t, "preferred")
+	ns := k.namespace(t, "preferred")
 	const wide = 1024
 	prefer := func(owner string, slot int) store.LeaseRequest {
 		req := request(ns, owner, wide)
@@ -630,4 +620,19 @@ func race(t *testing.T, stores []store.SlotLeaseStore, ns string, limit int) []s
 		}
 	})
 	return won
+}
+
+// fill leases every slot of a namespace of limit, one after another on the stores
+// in turn, each slot once (L1), and then finds none free (L4, L7).
+func fill(t *testing.T, stores []store.SlotLeaseStore, ns string, limit int) {
+	t.Helper()
+	slots := map[int]bool{}
+	for i := range limit {
+		l := mustAcquire(t, stores[i%len(stores)], request(ns, owner(i), limit))
+		if slots[l.Slot] {
+			t.Errorf("L1: slot %d leased twice", l.Slot)
+		}
+		slots[l.Slot] = true
+	}
+	acquireErr(t, stores[len(stores)-1], request(ns, "extra", limit), store.ErrNoFreeSlot)
 }

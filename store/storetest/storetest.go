@@ -4,6 +4,10 @@
 // store.SlotLeaseStore, each in a subtest named after it, under concurrency and across
 // two store instances on one backend. Both check, in their subtest Closed, that a
 // closed store fails its calls with an error wrapping store.ErrClosed.
+// RunSlotLeaseStore also checks, in ProvisionedAsTaken, that a namespace of
+// store.MaxSlots slots works when a few are leased, and, given a count of the
+// backend's records (WithSlotRows), that it holds about as many as were leased
+// (storekit.SlotsToProvision), not one per slot.
 //
 // A third party's store, or a new SQL dialect, calls them from its own test:
 //

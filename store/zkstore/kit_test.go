@@ -45,7 +45,7 @@ func TestSlotLeaseStoreKit(t *testing.T) {
 					return st
 				}
 				return movedStore{st, clock}
-			})
+			}, storetest.WithSlotRows(openStore(t, addr, zkstore.WithRoot(root)).SlotRecords))
 		})
 	}
 }

@@ -1,0 +1,145 @@
+package cosid
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cosid-go/cosid/snowflake"
+	"github.com/cosid-go/cosid/store"
+)
+
+// This file holds what the strategies whose ids carry a machine id (snowflake,
+// cosid-generator) share: a fixed machine id, with its state file, or one leased
+// from a slot of the generator's store, and the snowflake.Generator built on it.
+
+// machinePlan is a generator's machine id, checked: fixed, or leased, with the
+// options of its snowflake.Generator.
+type machinePlan struct {
+	fixed     *int   // the fixed machine id; nil: leased from the store
+	stateFile string // the absolute path of a fixed machine's state file, or ""
+	opts      []snowflake.Option
+}
+
+// checkMachine checks the machine settings of gc, a generator of layout l: a fixed
+// machine-id (and its state-file), or a store to lease one from, with slots,
+// lease-ttl, tolerance and owner-key.
+func checkMachine(p *plan, gc GeneratorConfig, stores map[string]StoreConfig, l snowflake.Layout) (machinePlan, error) {
+	var m machinePlan
+	if gc.MachineID != nil {
+		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
+			return m, p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
+		}
+		id, err := machineID(*gc.MachineID)
+		if err != nil {
+			return m, p.errorf("machine-id", "%v", err)
+		}
+		if limit := 1 << l.MachineBits; id < 0 || id >= limit {
+			from := ""
+			if *gc.MachineID == MachineIDFromHostname {
+				from = " (the host name's ordinal)"
+			}
+			return m, p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %s", id, from, limit-1, plural(l.MachineBits, "machine bit"))
+		}
+		m.fixed = &id
+		if gc.StateFile != "" {
+			if strings.HasSuffix(gc.StateFile, "/") || strings.HasSuffix(gc.StateFile, string(os.PathSeparator)) {
+				return m, p.errorf("state-file", "%q names a directory; want a file in a directory the generator may write, such as /var/lib/cosid/%s.state", gc.StateFile, p.name)
+			}
+			// Relative to the configuration's directory, as the stores' files are.
+			m.stateFile = gc.StateFile
+			if !filepath.IsAbs(m.stateFile) {
+				m.stateFile = filepath.Join(p.dir, m.stateFile)
+			}
+			if abs, err := filepath.Abs(m.stateFile); err == nil {
+				m.stateFile = abs
+			}
+			m.opts = append(m.opts, snowflake.WithStateFile(m.stateFile))
+		}
+		return m, nil
+	}
+	if gc.StateFile != "" {
+		return m, p.errorf("state-file", "only a fixed machine-id keeps a state file; a leased machine id keeps its last time in the store (its floor): remove state-file, or set machine-id")
+	}
+	if err := p.checkStore(stores, " (or set machine-id)"); err != nil {
+		return m, err
+	}
+	if gc.LeaseTTL != nil && *gc.LeaseTTL < time.Millisecond {
+		return m, p.errorf("lease-ttl", "%v; want a duration of at least 1ms, such as 1m (the default %v)", *gc.LeaseTTL, snowflake.DefaultLeaseTTL)
+	}
+	if gc.Tolerance != nil && *gc.Tolerance < 0 {
+		return m, p.errorf("tolerance", "%v; want a duration ≥ 0, such as 1s (the default %v)", *gc.Tolerance, snowflake.DefaultTolerance)
+	}
+	if gc.OwnerKey != "" {
+		if err := store.CheckKey(gc.OwnerKey); err != nil {
+			return m, p.errorf("owner-key", "%v", err)
+		}
+		if strings.HasPrefix(gc.OwnerKey, OwnerKeyPrefix4x) {
+			return m, p.errorf("owner-key", "%q: the prefix %q is reserved for the leases of cosid serve's 4.x API", gc.OwnerKey, OwnerKeyPrefix4x)
+		}
+	}
+	m.opts = append(m.opts, snowflake.WithNamespace(p.key))
+	if gc.Slots != nil {
+		if limit := 1 << l.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
+			return m, p.errorf("slots", "%d is not in 1–%d, the machines of %s", *gc.Slots, limit, plural(l.MachineBits, "machine bit"))
+		}
+		m.opts = append(m.opts, snowflake.WithLimit(*gc.Slots))
+	}
+	if gc.LeaseTTL != nil {
+		m.opts = append(m.opts, snowflake.WithLeaseTTL(*gc.LeaseTTL))
+	}
+	if gc.Tolerance != nil {
+		m.opts = append(m.opts, snowflake.WithTolerance(*gc.Tolerance))
+	}
+	if gc.OwnerKey != "" {
+		m.opts = append(m.opts, snowflake.WithOwnerKey(gc.OwnerKey))
+	}
+	return m, nil
+}
+
+// ownFile returns the state file of a fixed machine: no two generators share one.
+func (m machinePlan) ownFile() (setting, path string) { return "state-file", m.stateFile }
+
+// build makes the snowflake.Generator of p, of layout l, on its machine: fixed, or
+// leased from st under ctx. Its options are the plan's, then the runtime's logger
+// and WithSnowflakeOptions's, then extra.
+func (m machinePlan) build(ctx context.Context, rt *Runtime, p *plan, st store.RangeStore, l snowflake.Layout, extra ...snowflake.Option) (*snowflake.Generator, error) {
+	opts := append(m.opts[:len(m.opts):len(m.opts)], snowflake.WithLogger(rt.o.logger))
+	if f := rt.o.snowOpts; f != nil {
+		opts = append(opts, f(p.name, p.store)...)
+	}
+	opts = append(opts, extra...)
+	if m.fixed != nil {
+		return snowflake.NewFixed(*m.fixed, l, opts...)
+	}
+	leases, ok := st.(store.SlotLeaseStore)
+	if !ok {
+		return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
+	}
+	return snowflake.New(ctx, leases, l, opts...)
+}
+
+// machineID resolves a configured machine id: MachineIDFromHostname becomes the
+// host name's ordinal.
+func machineID(m MachineID) (int, error) {
+	if m != MachineIDFromHostname {
+		return int(m), nil
+	}
+	host := os.Getenv("HOSTNAME")
+	if host == "" {
+		var err error
+		if host, err = os.Hostname(); err != nil {
+			return 0, fmt.Errorf("from-hostname: no host name: %w", err)
+		}
+	}
+	i := strings.LastIndexByte(host, '-')
+	n, err := strconv.Atoi(host[i+1:])
+	if i < 0 || err != nil || n < 0 || host[i+1] == '+' {
+		return 0, fmt.Errorf("from-hostname: host name %q has no ordinal, a number after its last \"-\" (as in web-3)", host)
+	}
+	return n, nil
+}

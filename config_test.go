@@ -65,6 +65,7 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"ZoneMissing", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR}\n"), "cosid.generators.bill.zone: missing; the zone is explicit"},
 		{"ZoneLocal", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: Local}\n"), `cosid.generators.bill.zone: "Local" depends on the host's settings; want an IANA name`},
 		{"FriendlyZoneLocal", gen("    ev:\n      strategy: snowflake\n      machine-id: 1\n      codec: [{friendly: {zone: Local}}]\n"), `cosid.generators.ev.codec[0].friendly.zone: "Local" depends on the host's settings`},
+		{"FriendlyZoneThatChangesItsOffset", gen("    ev:\n      strategy: snowflake\n      machine-id: 1\n      codec: [{friendly: {zone: Europe/Berlin}}]\n"), `cosid.generators.ev.codec[0].friendly.zone: Europe/Berlin changes its offset on`},
 		{"PeriodLowercase", gen("    bill: {strategy: periodic-segment, store: mem, period: year_month, zone: UTC}\n"), `cosid.generators.bill.period: "year_month" is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY`},
 		{"ZoneUnknown", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: Asia/Shanghia}\n"), `cosid.generators.bill.zone: "Asia/Shanghia" is not a known time zone`},
 		{"PrewarmNegative", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, prewarm: -1m}\n"), "cosid.generators.bill.prewarm: prewarm is -1m0s, want ≥ 0"},

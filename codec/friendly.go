@@ -31,6 +31,12 @@ func (it *friendlyItem) add(b *builder, index int) error {
 	if it.loc == nil {
 		return itemErr(index, it, "zone", "is nil; want a time zone such as time.UTC")
 	}
+	// A zone that changes its offset writes an hour of local times twice: two ids of
+	// one machine and sequence an hour apart would have the same text.
+	if _, end := time.Now().In(it.loc).ZoneBounds(); !end.IsZero() {
+		return itemErr(index, it, "zone", "%s changes its offset on %s: an id would have the text of another in the hour it writes twice; want a zone without changes, such as UTC or Asia/Shanghai",
+			it.loc, end.Format(time.DateOnly))
+	}
 	return b.setValue(it, index, &friendlyValue{layout: it.layout, loc: it.loc})
 }
 

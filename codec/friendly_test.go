@@ -85,6 +85,31 @@ func TestFriendly_EncodeRefusesIdsOutsideLayout(t *testing.T) {
 	}
 }
 
+// berlin is a zone that changes its offset twice a year.
+var berlin = func() *time.Location {
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}()
+
+// TestFriendly_NoTwoIDsShareATextInAZoneThatChangesItsOffset shows why such a zone is
+// refused: the ids of 00:30 and 01:30 UTC on 2026-10-25, of one machine and sequence,
+// are both 02:30 in Berlin, which turns its clocks back at 01:00 UTC. A friendly
+// text of them would be one text for two ids.
+func TestFriendly_NoTwoIDsShareATextInAZoneThatChangesItsOffset(t *testing.T) {
+	a := time.Date(2026, 10, 25, 0, 30, 0, 0, time.UTC).In(berlin).Format("20060102150405")
+	b := time.Date(2026, 10, 25, 1, 30, 0, 0, time.UTC).In(berlin).Format("20060102150405")
+	if a != b {
+		t.Fatalf("Berlin's local times of two instants an hour apart: %s, %s; want the same, the case refused", a, b)
+	}
+	_, err := codec.New(codec.Friendly(snowflake.DefaultLayout(), berlin))
+	if !errors.Is(err, codec.ErrInvalidCodec) || !strings.Contains(err.Error(), "changes its offset") {
+		t.Errorf("New(Friendly in Europe/Berlin) = %v; want it refused: one text could stand for two ids", err)
+	}
+}
+
 func TestFriendly_Build(t *testing.T) {
 	bad := []struct {
 		name  string
@@ -94,6 +119,7 @@ func TestFriendly_Build(t *testing.T) {
 		{"NilZone", []codec.Item{codec.Friendly(snowflake.DefaultLayout(), nil)}, "zone"},
 		{"BadLayout", []codec.Item{codec.Friendly(snowflake.Layout{}, time.UTC)}, ""},
 		{"TwoValues", []codec.Item{codec.Radix(62, 0, false), codec.Friendly(snowflake.DefaultLayout(), time.UTC)}, ""},
+		{"ZoneThatChangesItsOffset", []codec.Item{codec.Friendly(snowflake.DefaultLayout(), berlin)}, "zone"},
 	}
 	for _, tc := range bad {
 		_, err := codec.New(tc.items...)

@@ -64,6 +64,29 @@ type ServeConfig struct {
 	// H2C serves HTTP/2 without TLS beside HTTP/1.1, for gRPC clients that dial
 	// without TLS (docs/server.md, "Connect and gRPC"); off by default.
 	H2C bool `yaml:"h2c"`
+	// Leaf serves Meituan Leaf's routes, and Tinyid Didi tinyid's, from generators
+	// of this configuration (docs/moving-from-leaf.md).
+	Leaf   ServeLeaf   `yaml:"leaf"`
+	Tinyid ServeTinyid `yaml:"tinyid"`
+}
+
+// ServeLeaf is cosid.serve.leaf: the generators of Leaf's routes.
+//
+//	serve: { leaf: { segment: leaf, snowflake: event } }
+type ServeLeaf struct {
+	// Segment is a keyed segment generator: /api/segment/get/{key} serves its key.
+	Segment string `yaml:"segment"`
+	// Snowflake is a snowflake generator: /api/snowflake/get/{key} serves it.
+	Snowflake string `yaml:"snowflake"`
+}
+
+// ServeTinyid is cosid.serve.tinyid: the generator of tinyid's routes.
+//
+//	serve: { tinyid: { template: tinyid } }
+type ServeTinyid struct {
+	// Template is a keyed segment generator: /tinyid/id/nextId?bizType=K serves
+	// its key K.
+	Template string `yaml:"template"`
 }
 
 // ServeTokens is cosid.serve.tokens: for each role, the file of its token.

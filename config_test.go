@@ -121,7 +121,7 @@ func TestConfig_ServeNamesALeaseStore(t *testing.T) {
 	tests := []struct{ name, serve, want string }{
 		{"Ok", "{store: mem}", ""},
 		{"NoStore", "{store: db}", `cosid.serve.store: no store "db"; want one of: mem`},
-		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; did you mean store? want one of: allowed-hosts, cosid4x, h2c, limits, max-connections, store, tokens"},
+		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; did you mean store? want one of: allowed-hosts, cosid4x, h2c, leaf, limits, max-connections, store, tinyid, tokens"},
 		{"NotAMapping", "mem", "cosid.serve: want a mapping"},
 		{"Cosid4xAndLimits", "{store: mem, cosid4x: true, limits: {max-reserve: 5, max-slots: 1024, max-lease-ttl: 1m}}", ""},
 		{"Cosid4xWithoutStore", "{cosid4x: true}", "cosid.serve.cosid4x: the 4.x API serves the store of cosid.serve.store"},

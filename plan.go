@@ -79,6 +79,9 @@ func (c Config) check() ([]*plan, error) {
 	if err := c.Serve.check(); err != nil {
 		return nil, configErr(err)
 	}
+	if err := c.Serve.checkCompat(c.Generators); err != nil {
+		return nil, configErr(err)
+	}
 	if s := c.Serve.Store; s != "" {
 		if _, ok := c.Stores[s]; !ok {
 			return nil, configErr(fmt.Errorf("cosid.serve.store: no store %q; want one of: %s", s, quotedList(sortedKeys(c.Stores))))
@@ -253,4 +256,27 @@ func (s ServeConfig) check() error {
 		return fmt.Errorf("cosid.serve.limits.max-lease-ttl: %v, want a positive duration (or leave it out for 10m)", l.MaxLeaseTTL)
 	}
 	return nil
+}
+
+// checkCompat checks the generators that Leaf's and tinyid's routes serve.
+func (s ServeConfig) checkCompat(gens map[string]GeneratorConfig) error {
+	check := func(path, name string, keyed bool, strategy Strategy) error {
+		if name == "" {
+			return nil
+		}
+		gc, ok := gens[name]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: no generator %q; want one of: %s", path, name, quotedList(sortedKeys(gens)))
+		case keyed && (gc.Strategy != StrategySegment || !gc.Keyed):
+			return fmt.Errorf("%s: generator %q is not a keyed segment generator (strategy: segment, keyed: true), whose keys the routes name", path, name)
+		case !keyed && gc.Strategy != strategy:
+			return fmt.Errorf("%s: generator %q is a %s generator; want a %s generator", path, name, gc.Strategy, strategy)
+		}
+		return nil
+	}
+	return errors.Join(
+		check("cosid.serve.leaf.segment", s.Leaf.Segment, true, StrategySegment),
+		check("cosid.serve.leaf.snowflake", s.Leaf.Snowflake, false, StrategySnowflake),
+		check("cosid.serve.tinyid.template", s.Tinyid.Template, true, StrategySegment))
 }

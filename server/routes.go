@@ -67,6 +67,15 @@ var routes = []route{
 	{"POST /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).distribute4x},
 	{"PATCH /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).guard4x},
 	{"DELETE /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).revert4x},
+
+	// Meituan Leaf's and Didi tinyid's APIs: compat_leaf.go, compat_tinyid.go, each
+	// only with its option (WithLeaf, WithTinyid). tinyid's clients send the token
+	// as a query parameter.
+	{"GET /api/segment/get/{key}", RoleIDs, issuesIDs | formLeaf | withLeaf, (*Server).leafSegment},
+	{"GET /api/snowflake/get/{key}", RoleIDs, issuesIDs | formLeaf | withLeaf, (*Server).leafSnowflake},
+	{"GET /decodeSnowflakeId", RoleIDs, formLeaf | withLeaf, (*Server).leafDecode},
+	{"GET /tinyid/id/nextId", RoleIDs, issuesIDs | formTinyid | withTinyid | tokenInQuery, (*Server).tinyidNext},
+	{"GET /tinyid/id/nextIdSimple", RoleIDs, issuesIDs | formTinyidSimple | withTinyid | tokenInQuery, (*Server).tinyidNextSimple},
 }
 
 // route is a route of the server: its pattern (of http.ServeMux; a Connect
@@ -79,7 +88,7 @@ type route struct {
 }
 
 // routeFlags are what a route does beside answering.
-type routeFlags uint8
+type routeFlags uint16
 
 const (
 	// issuesIDs: the route hands out ids. A HEAD, which would take ids and drop
@@ -97,6 +106,18 @@ const (
 	withCompat4x
 	// withAdminToken: served only when the admin role has a token.
 	withAdminToken
+	// formLeaf, formTinyid, formTinyidSimple: the route's errors take the form of
+	// Leaf (failLeaf), of tinyid's nextId or of its nextIdSimple (failTinyid).
+	formLeaf
+	formTinyid
+	formTinyidSimple
+	// withLeaf, withTinyid: served only with WithLeaf's segment or snowflake
+	// generator (the route's handler names which), or with WithTinyid.
+	withLeaf
+	withTinyid
+	// tokenInQuery: the role's token may come as the query parameter token, as
+	// tinyid's clients send it, besides the Authorization header.
+	tokenInQuery
 )
 
 // serves reports whether s serves rt: a route of the 4.x segment and machine API
@@ -107,6 +128,13 @@ func (s *Server) serves(rt route) bool {
 		return false
 	case rt.flags&withAdminToken != 0 && !s.tokens[RoleAdmin].set:
 		return false
+	case rt.flags&withTinyid != 0 && s.tinyid == "":
+		return false
+	case rt.flags&withLeaf != 0:
+		if strings.HasPrefix(rt.pattern, "GET /api/segment/") {
+			return s.leaf.segment != ""
+		}
+		return s.leaf.snowflake != ""
 	}
 	return true
 }
@@ -141,8 +169,15 @@ func (s *Server) mount(table []route) error {
 // error is answered as JSON (or in 4.x's form).
 func (s *Server) policy(rt route) http.HandlerFunc {
 	fail := s.fail
-	if rt.flags&form4x != 0 {
+	switch {
+	case rt.flags&form4x != 0:
 		fail = s.fail4x
+	case rt.flags&formLeaf != 0:
+		fail = s.failLeaf
+	case rt.flags&formTinyid != 0:
+		fail = s.failTinyid(false)
+	case rt.flags&formTinyidSimple != 0:
+		fail = s.failTinyid(true)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Nothing this server answers may be served again from a cache: most
@@ -154,7 +189,11 @@ func (s *Server) policy(rt route) http.HandlerFunc {
 			a := s.startAudit(r, rt.role)
 			defer func() { a.end(w, err) }()
 		}
-		if !s.allowed(r, rt.role) {
+		if !s.allowed(r, rt.role) && (rt.flags&tokenInQuery == 0 || !s.matches(rt.role, r.URL.Query().Get("token"))) {
+			if rt.flags&(formTinyid|formTinyidSimple) != 0 {
+				fail(w, r, errTinyidToken)
+				return
+			}
 			unauthorized(w, r, rt.role)
 			return
 		}

@@ -59,6 +59,11 @@ type Server struct {
 	created4x keySet // the 4.x segment keys this server made or found
 	machines  machines4x
 	h2c       bool // serve HTTP/2 without TLS (WithH2C)
+
+	leaf       leafConfig // WithLeaf
+	leafKeys   keySet     // the Leaf biz_tags found in the store
+	tinyid     string     // WithTinyid
+	tinyidKeys keySet     // the tinyid bizTypes found in the store
 }
 
 // Option configures a Server.
@@ -118,6 +123,9 @@ func New(rt *cosid.Runtime, opts ...Option) (*Server, error) {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.gens = generators(rt)
+	if err := s.checkCompat(); err != nil {
+		return nil, err
+	}
 	for _, info := range rt.Generators() {
 		s.names = append(s.names, info.Name)
 	}

@@ -147,6 +147,12 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 			opts = append(opts, server.WithCompat4x())
 		}
 	}
+	if l := cfg.Serve.Leaf; l.Segment != "" || l.Snowflake != "" {
+		opts = append(opts, server.WithLeaf(l.Segment, l.Snowflake))
+	}
+	if t := cfg.Serve.Tinyid.Template; t != "" {
+		opts = append(opts, server.WithTinyid(t))
+	}
 	srv, err := server.New(rt, opts...)
 	if err != nil {
 		return err

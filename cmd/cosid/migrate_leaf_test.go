@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -211,5 +212,45 @@ func TestMigrateFromLeafAndTinyid_BadInput(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMigrateFromLeaf_ThenServeLeafsRoute walks docs/moving-from-leaf.md on the
+// embedded store: a Leaf table of one biz_tag at max_id 1000, cosid migrate
+// from-leaf, then cosid serve with serve.leaf answers Leaf's route from 1001 on, and
+// a biz_tag Leaf did not have with Leaf's error.
+func TestMigrateFromLeaf_ThenServeLeafsRoute(t *testing.T) {
+	dir := writeConfig(t, `cosid:
+  namespace: app
+  stores:
+    db: { type: sql, driver: sqlite, dsn: cosid.db, options: { initSchema: true } }
+  generators:
+    leaf: { strategy: segment, store: db, keyed: true }
+  serve:
+    leaf: { segment: leaf }
+`)
+	db, err := sql.Open("sqlite", filepath.Join(dir, "leaf.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, stmt := range []string{
+		"create table leaf_alloc (biz_tag varchar(128) not null default '' primary key, max_id bigint not null default 1, step int not null)",
+		"insert into leaf_alloc (biz_tag, max_id, step) values ('leaf-segment-test', 1000, 2000)",
+	} {
+		if _, err := db.ExecContext(t.Context(), stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, dir, "migrate", "from-leaf", "--from-dsn", "leaf.db", "--from-driver", "sqlite", "--generator", "leaf")
+	if code != 0 || !strings.Contains(out, "created app/leaf/leaf-segment-test at 1001") {
+		t.Fatalf("migrate from-leaf: exit %d, %s%s", code, out, errOut)
+	}
+	p := startServe(t, dir)
+	if status, body := get(t, p.url+"/api/segment/get/leaf-segment-test"); status != 200 || body != "1001" {
+		t.Errorf("Leaf's route after the migration: %d %q; want 200 \"1001\"", status, body)
+	}
+	if status, body := get(t, p.url+"/api/segment/get/not-in-leaf"); status != 500 || !strings.Contains(body, `"message":"Result{id=-2, status=EXCEPTION}"`) {
+		t.Errorf("Leaf's route of a biz_tag Leaf had not: %d %s; want Leaf's 500 of a key that does not exist", status, body)
 	}
 }

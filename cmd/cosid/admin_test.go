@@ -162,6 +162,9 @@ func TestSlots_PrintsTheSlotTable(t *testing.T) {
 
 func TestAdminCommands_BadInputExits1(t *testing.T) {
 	dir := writeConfig(t, billConfig)
+	if out, errOut, code := runCLI(t, dir, "next", "order"); code != 0 { // the store the inspections read
+		t.Fatalf("cosid next order: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	tests := []struct {
 		args    []string
 		mention string

@@ -65,5 +65,6 @@ is refused, since it is most often a typo (cosid keys --prefix lists the keys);
 	}
 	cmd.Flags().BoolVar(&create, "create", false, "create a KEY that does not exist, sealed")
 	f.register(cmd)
+	f.access = mustExist
 	return cmd
 }

@@ -197,7 +197,12 @@ func TestAdminCommands_BadInputExits1(t *testing.T) {
 		{[]string{"purge"}, "want --before PERIOD, the first period to keep"},
 		{[]string{"purge", "--before", "2026-10"}, "want a period such as 2026"},
 		{[]string{"purge", "--before", "20261032"}, "want a period such as 2026"},
-		{[]string{"purge", "--before", "2026", "--generator", "order"}, `--generator "order": no periodic-segment generator`},
+		{[]string{"purge", "--before", "2026", "--generator", "order"}, `--generator "order": a segment generator, which has no periods; purge deletes the old period keys of periodic-segment generators`},
+		// An unknown generator is worded one way on every command, with a "did you mean".
+		{[]string{"purge", "--before", "2026", "--generator", "bil"}, `cosid: --generator: unknown generator "bil"; did you mean bill? configured: bill, order` + "\n"},
+		{[]string{"decode", "bil", "20261027-000001"}, `cosid: unknown generator "bil"; did you mean bill? configured: bill, order` + "\n"},
+		{[]string{"next", "bil"}, `cosid: unknown generator "bil"; did you mean bill? configured: bill, order` + "\n"},
+		{[]string{"next", "invoice"}, `cosid: unknown generator "invoice"; configured: bill, order` + "\n"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -201,12 +201,30 @@ func TestNext_ConfiguredGeneratorsPrintTheirText(t *testing.T) {
 		t.Errorf("cosid next order = %q (exit %d)", out, code)
 	}
 	_, errOut, code = runCLI(t, dir, "next", "nope")
-	if code != 1 || !strings.Contains(errOut, `no generator "nope" in the configuration; it has: bill, order`) {
+	if code != 1 || !strings.Contains(errOut, `unknown generator "nope"; configured: bill, order`) {
 		t.Errorf("unknown generator: exit %d, stderr %q", code, errOut)
 	}
-	_, errOut, code = runCLI(t, dir, "next", "order", "--dsn", "x.db")
-	if code != 1 || !strings.Contains(errOut, "names its own") {
-		t.Errorf("--dsn with a configuration: exit %d, stderr %q", code, errOut)
+}
+
+// TestNext_DSNBesideAConfiguration checks --dsn as next's help gives it: NAME is an
+// ad-hoc segment on that database even beside a cosid.yaml, which is not read (said
+// on stderr); --dsn with an explicit --config is refused, saying to give one.
+func TestNext_DSNBesideAConfiguration(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, billConfig)
+	if out, errOut, code := runCLI(t, dir, "next", "order", "-n", "2"); code != 0 || out != "1\n2\n" {
+		t.Fatalf("cosid next order = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+	out, errOut, code := runCLI(t, dir, "next", "order", "-n", "3", "--dsn", "x.db")
+	if code != 0 || out != "1\n2\n3\n" || !strings.Contains(errOut, "cosid: --dsn: order is an ad-hoc segment on that database; cosid.yaml here is not read") {
+		t.Errorf("next --dsn beside cosid.yaml = %q (exit %d, stderr %q), want 1 2 3 from x.db and a notice", out, code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.db")); err != nil {
+		t.Errorf("the ad-hoc store: %v", err)
+	}
+	_, errOut, code = runCLI(t, dir, "next", "order", "--dsn", "x.db", "--config", "cosid.yaml")
+	if code != 1 || !strings.Contains(errOut, "give one") {
+		t.Errorf("--dsn with --config: exit %d, stderr %q", code, errOut)
 	}
 }
 

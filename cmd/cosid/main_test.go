@@ -339,3 +339,26 @@ func TestSchema(t *testing.T) {
 		t.Errorf("schema with a bad --range-table: exit %d, stderr %q; want it to name the flag", code, errOut)
 	}
 }
+
+// TestNext_NewSQLiteFileIsLogged checks that a run of next that creates its SQLite
+// file says so, with the absolute path, as serve and the library do, and that a
+// later run on the file says nothing: a -c that points at another folder does not
+// start a new sequence without a word.
+func TestNext_NewSQLiteFileIsLogged(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "svc"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "svc", "cosid.yaml"), []byte(billConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, dir, "next", "order", "-c", "svc/cosid.yaml")
+	path := filepath.Join(dir, "svc", "ids.db")
+	if code != 0 || !strings.Contains(errOut, "level=INFO msg=\"sqlstore: creating the SQLite database, which does not exist yet\" path="+path+"\n") {
+		t.Errorf("first run: exit %d, stderr %q; want the new file %s logged", code, errOut, path)
+	}
+	if out, errOut, code := runCLI(t, dir, "next", "order", "-c", "svc/cosid.yaml"); code != 0 || out != "2\n" || errOut != "" {
+		t.Errorf("second run = %q (exit %d, stderr %q); want 2 and nothing on stderr", out, code, errOut)
+	}
+}

@@ -255,7 +255,7 @@ own, and the store's ids and slot leases die with it.`,
 }
 
 func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, name, key string, count int64) error {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(oneShotHandler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})})
 	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger)) // no I/O: the stores open on first use
 	if err != nil {
 		return err
@@ -293,6 +293,31 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 		}
 	}
 	return nil
+}
+
+// oneShotHandler passes on the warnings of a one-shot run, and of its INFO lines
+// the one that says a new SQLite file is created, as serve logs it: a new file is a
+// new sequence starting at 1, and a -c that points at another folder should not
+// start one without a word. The other INFO lines (a slot acquired, …) would be
+// noise on every run.
+type oneShotHandler struct{ slog.Handler }
+
+// newSQLiteFile begins sqlstore's INFO line of a SQLite file it creates.
+const newSQLiteFile = "sqlstore: creating the SQLite database"
+
+func (h oneShotHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < slog.LevelWarn && !strings.HasPrefix(r.Message, newSQLiteFile) {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h oneShotHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return oneShotHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h oneShotHandler) WithGroup(name string) slog.Handler {
+	return oneShotHandler{h.Handler.WithGroup(name)}
 }
 
 // oneShotStore refuses a generator whose store forgets everything when the process

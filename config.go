@@ -1,10 +1,12 @@
 package cosid
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -34,6 +36,8 @@ type Config struct {
 	// the same files whatever the working directory (a service manager starts in /).
 	// Empty means the working directory.
 	Dir string `yaml:"-"`
+
+	src *configSource // where the YAML came from, for the place of its errors; nil if built in Go
 }
 
 // ServeConfig is the cosid.serve section:
@@ -312,8 +316,9 @@ func ReadConfig(path string) (Config, error) {
 	}
 	cfg, err := parseConfig(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("cosid: %w: %s: %w", ErrConfig, path, err)
+		return Config{}, fmt.Errorf("cosid: %w: %w", ErrConfig, parseErr(path, err))
 	}
+	cfg.src.file = path
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cosid: %s: %w", path, err)
@@ -323,13 +328,33 @@ func ReadConfig(path string) (Config, error) {
 }
 
 // ParseConfig decodes a configuration from YAML text. Its errors wrap ErrConfig and
-// name the YAML path.
+// name the line and the YAML path. It does not validate: Validate and Open do.
 func ParseConfig(data []byte) (Config, error) {
 	cfg, err := parseConfig(data)
 	if err != nil {
-		return Config{}, configErr(err)
+		return Config{}, fmt.Errorf("cosid: %w: %w", ErrConfig, parseErr("", err))
 	}
 	return cfg, nil
+}
+
+// yamlLine is the place in the YAML library's syntax errors.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// parseErr puts err, an error of parseConfig, in the one format of configuration
+// errors, at file (or "" for text not read from a file).
+func parseErr(file string, err error) error {
+	var at *strictyaml.Error
+	if errors.As(err, &at) {
+		located := *at
+		located.File = file
+		return &located
+	}
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &strictyaml.Error{File: file, Line: line, Msg: "yaml: " + msg[len(m[0]):], Err: err}
+	}
+	return &strictyaml.Error{File: file, Msg: msg, Err: err}
 }
 
 func parseConfig(data []byte) (Config, error) {
@@ -351,7 +376,9 @@ func parseConfig(data []byte) (Config, error) {
 	if err := strictyaml.Decode(f.Cosid, "cosid", &raw); err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Serve: raw.Serve, Stores: map[string]StoreConfig{}}
+	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Serve: raw.Serve, Stores: map[string]StoreConfig{},
+		src: &configSource{lines: map[string]int{}}}
+	strictyaml.Lines(root, "", cfg.src.lines)
 	for name, node := range raw.Stores {
 		sc, err := splitStore(&node, strictyaml.Join("cosid.stores", name))
 		if err != nil {

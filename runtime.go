@@ -111,7 +111,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 func (rt *Runtime) Store(ctx context.Context, name string) (store.RangeStore, error) {
 	l, ok := rt.stores[name]
 	if !ok {
-		return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownStore, name, quotedList(sortedKeys(rt.stores)))
+		return nil, unknownName(ErrUnknownStore, name, sortedKeys(rt.stores))
 	}
 	b, err := l.get(ctx)
 	if err != nil {
@@ -239,7 +239,7 @@ func (rt *Runtime) generator(name string) (*generator, error) {
 	if g := rt.gens[name]; g != nil {
 		return g, nil
 	}
-	return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownGenerator, name, quotedList(sortedKeys(rt.gens)))
+	return nil, unknownName(ErrUnknownGenerator, name, sortedKeys(rt.gens))
 }
 
 // builtAs returns the built generator name of strategy def, building it under ctx

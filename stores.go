@@ -42,9 +42,10 @@ func (c Config) OpenStore(ctx context.Context, name string, opts ...Option) (sto
 func (c Config) CheckStore(name string) (store.Facts, error) {
 	sc, ok := c.Stores[name]
 	if !ok {
-		return store.Facts{}, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownStore, name, quotedList(sortedKeys(c.Stores)))
+		return store.Facts{}, unknownName(ErrUnknownStore, name, sortedKeys(c.Stores))
 	}
-	return checkStore(name, sc, c.Dir)
+	facts, err := checkStore(name, sc, c.Dir)
+	return facts, c.locate(err)
 }
 
 // openWrapped opens the store name of sc, as openStore does, and wraps it with the

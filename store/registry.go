@@ -42,7 +42,7 @@ type File string
 // every File field of v against Dir (see Spec.Resolve).
 func (s Spec) DecodeSettings(v any) error {
 	if err := s.Decode(v); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidArgument, err) // Decode names the path
+		return &invalidError{msg: err.Error(), err: err} // Decode names the path
 	}
 	s.resolveFiles(reflect.ValueOf(v))
 	return nil
@@ -103,7 +103,24 @@ func (s Spec) resolveFiles(v reflect.Value) {
 // what is wrong and what the setting allows. The error names the setting's path in
 // the configuration and wraps ErrInvalidArgument.
 func (s Spec) Invalid(field, format string, args ...any) error {
-	return fmt.Errorf("%s.%s: %w: %s", s.Path, field, ErrInvalidArgument, fmt.Sprintf(format, args...))
+	return &invalidError{msg: s.Path + "." + field + ": " + fmt.Sprintf(format, args...)}
+}
+
+// invalidError is a setting's error: its message is the setting's path and what is
+// wrong, and it matches ErrInvalidArgument without saying "invalid argument" in the
+// middle of a configuration error.
+type invalidError struct {
+	msg string
+	err error // the error the message was made of, or nil
+}
+
+func (e *invalidError) Error() string { return e.msg }
+
+func (e *invalidError) Unwrap() []error {
+	if e.err == nil {
+		return []error{ErrInvalidArgument}
+	}
+	return []error{ErrInvalidArgument, e.err}
 }
 
 // Timeout returns the entry's setting timeout, d, or def when d is 0 (unset). A

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
@@ -27,7 +29,8 @@ func migrateCommand() *cobra.Command {
 func from4xCommand() *cobra.Command {
 	var (
 		target adminFlags // --config, --store
-		source adminFlags // --dsn, --driver, --timeout
+		source adminFlags // --from-dsn, --driver, --timeout
+		oldDSN string     // --dsn, the old name of --from-dsn
 		table  string
 		mtable string
 		redisA string
@@ -38,7 +41,7 @@ func from4xCommand() *cobra.Command {
 		Use:   "from-4x",
 		Short: "Raise the keys of a CosId store above the segments of CosId 4.x",
 		Long: `Read the segments of CosId 4.x and raise each to the same key of the store, so
-that no id is handed out twice across the switch: the JDBC table cosid (--dsn,
+that no id is handed out twice across the switch: the JDBC table cosid (--from-dsn,
 --driver, --table), whose rows {namespace}.{name} with last_max_id become the key
 {namespace}/{name} at last_max_id + 1, and a 4.x grouped row {namespace}.{name}@{group}
 the periodic key {namespace}/{name}/{group}; and the Redis keys
@@ -56,15 +59,22 @@ The store is the configuration's (--config, --store: its only store, else its fi
 sql store). A key is only ever raised: a key already ahead stays as it is, so a
 second run changes nothing. --dry-run prints what a run would do. Every key read
 gets a line, and a summary ends the run.`,
-		Example: `  cosid migrate from-4x --dsn 'cosid:pw@tcp(db:3306)/cosid_db' --config cosid.yaml --dry-run
+		Example: `  cosid migrate from-4x --from-dsn 'cosid:pw@tcp(db:3306)/cosid_db' --config cosid.yaml --dry-run
   cosid migrate from-4x --redis 10.0.0.5:6379 --config cosid.yaml --store db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("dsn") {
+				if source.dsn != "" {
+					return errors.New("--dsn is the old name of --from-dsn: give --from-dsn alone")
+				}
+				source.dsn = oldDSN
+				fmt.Fprintln(cmd.ErrOrStderr(), "cosid: --dsn of migrate from-4x is the old name of --from-dsn, the 4.x source (--dsn names the store to work on on every other command): use --from-dsn")
+			}
 			if source.dsn == "" && redisA == "" {
-				return fmt.Errorf("name a 4.x source: --dsn (the JDBC table) or --redis")
+				return fmt.Errorf("name a 4.x source: --from-dsn (the JDBC table) or --redis")
 			}
 			if source.driver != "" && source.dsn == "" {
-				return fmt.Errorf("--driver needs --dsn")
+				return fmt.Errorf("--driver needs --from-dsn")
 			}
 			for flag, t := range map[string]string{"--table": table, "--machine-table": mtable} {
 				if !tableName.MatchString(t) {
@@ -95,7 +105,15 @@ gets a line, and a summary ends the run.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&target.config, "config", "c", defaultConfig, "the configuration whose store receives the keys")
 	fl.StringVar(&target.store, "store", "", "the configuration's store to raise (default: its only store, else its first sql store)")
-	source.registerDSN(cmd, "the 4.x database that holds the cosid table")
+	// --dsn names the store to work on everywhere else, so the source has a name
+	// of its own; --dsn still reads as --from-dsn, hidden, with a warning.
+	fl.StringVar(&source.dsn, "from-dsn", "", "the 4.x database that holds the cosid table: the DSN of the source (an SQLite file, or a DSN of pgx, mysql or sqlserver)")
+	fl.StringVar(&oldDSN, "dsn", "", "the old name of --from-dsn")
+	if err := fl.MarkHidden("dsn"); err != nil {
+		panic(err)
+	}
+	fl.StringVar(&source.driver, "driver", "", "the database/sql driver of --from-dsn: pgx, mysql, sqlserver or sqlite (default: from the DSN)")
+	fl.DurationVar(&source.timeout, "timeout", 5*time.Second, "how long a call to the 4.x source or the store may take")
 	fl.StringVar(&table, "table", "cosid", "the 4.x segment table")
 	fl.StringVar(&mtable, "machine-table", "cosid_machine", "the 4.x machine table")
 	fl.StringVar(&redisA, "redis", "", "the 4.x Redis server: host:port, or a URL redis://host:port/db")

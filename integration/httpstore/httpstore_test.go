@@ -207,16 +207,16 @@ cosid:
 
 func TestConfig_Errors(t *testing.T) {
 	tests := []struct{ settings, want string }{
-		{`{ type: http }`, "cosid.stores.ids.url: invalid argument: missing"},
+		{`{ type: http }`, "cosid.stores.ids.url: missing"},
 		{`{ type: http, url: "x" }`, "cosid.stores.ids"},
 		{`{ type: http, url: "http://h", token-file: /nonexistent/token }`, "cosid.stores.ids.token-file"},
 		{`{ type: http, url: "http://h", tls: true }`, "tls"},
 		{`{ type: http, url: "http://a", urls: ["http://b"] }`, "both url and urls are set"},
-		{`{ type: http, urls: [] }`, "cosid.stores.ids.urls: invalid argument: empty"},
-		{`{ type: http, urls: ["http://a:1", "http://a:1/"] }`, `cosid.stores.ids.urls: httpstore: invalid argument: urls[1] "http://a:1/" is urls[0] again`},
-		{`{ type: http, urls: ["http://a:1", "a:2"] }`, `cosid.stores.ids.urls: httpstore: invalid argument: url "a:2"`},
+		{`{ type: http, urls: [] }`, "cosid.stores.ids.urls: empty"},
+		{`{ type: http, urls: ["http://a:1", "http://a:1/"] }`, `cosid.stores.ids.urls: httpstore: urls[1] "http://a:1/" is urls[0] again`},
+		{`{ type: http, urls: ["http://a:1", "a:2"] }`, `cosid.stores.ids.urls: httpstore: url "a:2"`},
 		{`{ type: http, urls: "http://a:1" }`, "urls"},
-		{`{ type: http, url: "http://h", timeout: -1s }`, "cosid.stores.ids.timeout: invalid argument: -1s"},
+		{`{ type: http, url: "http://h", timeout: -1s }`, "cosid.stores.ids.timeout: -1s"},
 	}
 	for _, tt := range tests {
 		cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores:\n    ids: " + tt.settings + "\n"))

@@ -116,7 +116,7 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	tr, err := tracing.FromEnv(ctx) // off unless OTEL_* asks
+	tr, err := tracing.FromEnv(ctx, logger) // off unless OTEL_* asks
 	if err != nil {
 		return err
 	}

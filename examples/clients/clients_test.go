@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,6 +77,28 @@ func TestClient_WrongTokenFails(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			if err == nil || !strings.Contains(string(out), "401 unauthorized") || strings.Contains(string(out), "\nid ") {
 				t.Errorf("with a wrong token: %v\n%s\nwant a failure naming 401 unauthorized", err, out)
+			}
+		})
+	}
+}
+
+// TestClient_NoServerIsOneLine runs each client against a port where nothing
+// listens: it exits with one line naming the URL and the refusal, not a
+// traceback or a stack.
+func TestClient_NoServerIsOneLine(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now: the connection is refused
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			interpreter := lookInterpreter(t, c.interpreter)
+			out, err := clientCmd(t, interpreter, c.script, url, token).CombinedOutput()
+			text := strings.TrimSpace(string(out))
+			if err == nil || strings.Count(text, "\n") != 0 || !strings.Contains(text, url) || !strings.Contains(text, "COSID_URL") {
+				t.Errorf("with no server at %s: %v\n%s\nwant a failure of one line naming the URL and COSID_URL", url, err, out)
 			}
 		})
 	}

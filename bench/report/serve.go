@@ -78,10 +78,6 @@ type serveFigures struct {
 	skipped  string  // why the load test did not run, if it did not
 }
 
-// saturate is the rate asked at full load: more than either server answers on a
-// machine of a few cores, so every connection sends as soon as its answer comes.
-const saturate = 1_000_000
-
 // loadTest builds `cosid serve`, bench/constserver and bench/rateload, starts the
 // servers and measures them.
 func loadTest(ctx context.Context, root string, rounds, conns int, duration time.Duration, log io.Writer) (serveFigures, error) {
@@ -115,9 +111,15 @@ func loadTest(ctx context.Context, root string, rounds, conns int, duration time
 	if err := waitUp(ctx, "http://"+cosidAddr+"/healthz", "http://"+bareAddr+"/"); err != nil {
 		return f, err
 	}
+	// rl runs rateload on addr at rate, or at full load (a closed loop) when rate is 0.
 	rl := func(addr string, rate int, d time.Duration) (load, error) {
-		cmd := exec.CommandContext(ctx, filepath.Join(work, "rateload"), "-url", "http://"+addr+nextPath,
-			"-rate", strconv.Itoa(rate), "-conns", strconv.Itoa(min(conns, rate)), "-duration", d.String())
+		args := []string{"-url", "http://" + addr + nextPath, "-duration", d.String(), "-conns", strconv.Itoa(conns)}
+		if rate == 0 {
+			args = append(args, "-closed")
+		} else {
+			args = append(args, "-rate", strconv.Itoa(rate))
+		}
+		cmd := exec.CommandContext(ctx, filepath.Join(work, "rateload"), args...)
 		cmd.Stderr = log
 		out, err := cmd.Output()
 		fmt.Fprintf(log, "rateload %s at %d req/s:\n%s", addr, rate, out)
@@ -127,14 +129,14 @@ func loadTest(ctx context.Context, root string, rounds, conns int, duration time
 		return parseLoad(string(out))
 	}
 	// Warm up: the first requests size the generator's ranges by the measured rate.
-	if _, err := rl(cosidAddr, saturate, min(duration, 2*time.Second)); err != nil {
+	if _, err := rl(cosidAddr, 0, min(duration, 2*time.Second)); err != nil {
 		return f, err
 	}
 	var cosidRates []float64
 	for range rounds {
 		var pair [2]load
 		for i, addr := range []string{bareAddr, cosidAddr} {
-			if pair[i], err = rl(addr, saturate, duration); err != nil {
+			if pair[i], err = rl(addr, 0, duration); err != nil {
 				return f, err
 			}
 		}
@@ -142,7 +144,7 @@ func loadTest(ctx context.Context, root string, rounds, conns int, duration time
 		cosidRates = append(cosidRates, pair[1].okRate)
 	}
 	full, _ := median(cosidRates)
-	f.halfRate = max(int(full/2), conns)
+	f.halfRate = max(int(full/2), conns) // rateload wants a connection's rate ≥ 1/s
 	for i, addr := range []string{bareAddr, cosidAddr} {
 		if f.half[i], err = rl(addr, f.halfRate, duration); err != nil {
 			return f, err

@@ -370,7 +370,9 @@ func (rt *Runtime) build(ctx context.Context, p *plan) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &live{built: b, ints: b.ints()}, nil
+	l := &live{built: b, ints: b.ints()}
+	l.seg, _ = l.ints.(*segment.Generator)
+	return l, nil
 }
 
 // segmentOptions returns the options of a generator on segments of p: the

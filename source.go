@@ -90,7 +90,13 @@ func (s Source) NextInt(ctx context.Context) (int64, error) {
 	// The path of nearly every call: the built generator's own Next, one load away.
 	if g := s.g; g != nil && s.key == "" {
 		if l := g.built.v.Load(); l != nil && l.ints != nil {
-			v, err := l.ints.Next()
+			var v int64
+			var err error
+			if l.seg != nil {
+				v, err = l.seg.Next()
+			} else {
+				v, err = l.ints.Next()
+			}
 			if err != nil {
 				return 0, prefixed(g.failed(l, err))
 			}

@@ -34,10 +34,9 @@ type Source struct {
 // CheckKey refuses wraps ErrInvalidKey. Each error says what to do.
 func (rt *Runtime) Source(name, key string) (Source, error) {
 	g, err := rt.generator(name)
-	if err != nil {
-		return Source{}, err
-	}
 	switch {
+	case err != nil:
+		return Source{}, err
 	case g.keys != nil && key == "":
 		return Source{}, fmt.Errorf("cosid: %w: generator %q is keyed, a sequence per key: name one; want %s", ErrKeyRequired, name, keyAllowed)
 	case g.keys == nil && key != "":
@@ -88,11 +87,16 @@ func (s Source) Next(ctx context.Context) (string, error) {
 // GeneratorInfo.IntIDs). A generator whose ids are text only, as a periodic
 // segment's, fails with an error wrapping ErrUnknownGenerator.
 func (s Source) NextInt(ctx context.Context) (int64, error) {
-	// The path of nearly every call, small enough to inline into the caller: the
-	// built generator's own Next, one load away.
+	// The path of nearly every call: the built generator's own Next, one load away.
 	if g := s.g; g != nil && s.key == "" {
 		if l := g.built.v.Load(); l != nil && l.ints != nil {
-			v, err := l.ints.Next()
+			var v int64
+			var err error
+			if l.seg != nil {
+				v, err = l.seg.Next()
+			} else {
+				v, err = l.ints.Next()
+			}
 			if err != nil {
 				return 0, prefixed(g.failed(l, err))
 			}

@@ -207,6 +207,9 @@ func (s *Server) policy(rt route) http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
+		if rt.role == RoleStore {
+			s.setStoreID(w, r)
+		}
 		if err = rt.serve(s, w, r); err != nil {
 			fail(w, r, err)
 		}
@@ -241,6 +244,9 @@ func (s *Server) rpcPolicy(rt route) http.HandlerFunc {
 			}
 			unauthorized(w, r, rt.role)
 			return
+		}
+		if rt.role == RoleStore {
+			s.setStoreID(w, r)
 		}
 		if strings.HasSuffix(r.URL.Path, "/StreamRanges") {
 			w = &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w)}

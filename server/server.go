@@ -16,6 +16,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -34,6 +35,7 @@ type Server struct {
 	gens    map[string]*generator
 	names   []string
 	store   func(ctx context.Context) (store.RangeStore, error) // nil: no store API
+	storeID atomic.Pointer[string]                              // the served store's identity, once read: storeIdentity
 	tokens  [numRoles]roleToken
 	auth    bool  // some role has a token
 	optErr  error // what the options got wrong, New's error

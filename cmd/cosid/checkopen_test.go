@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -99,5 +100,25 @@ func TestNext_MemoryStoreRefuses(t *testing.T) {
 	}
 	if out, errOut, code := runCLI(t, dir, "next", "fixed"); code != 0 || out == "" {
 		t.Errorf("next fixed (no store) = %q, exit %d, stderr %q; want an id", out, code, errOut)
+	}
+}
+
+// TestConfigCheckOpen_PrintsStoreID checks that config check --open prints a
+// store's identity: the same on every run on one database, another on another.
+func TestConfigCheckOpen_PrintsStoreID(t *testing.T) {
+	t.Parallel()
+	idRE := regexp.MustCompile(`db\s+sql\s+ok, leases slots, store-id ([0-9a-f]{16})\n`)
+	check := func(dir string) string {
+		out, errOut, code := runCLI(t, dir, "config", "check", "--open")
+		m := idRE.FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Fatalf("config check --open: exit %d, stdout %q, stderr %q; want the store ok with its store-id", code, out, errOut)
+		}
+		return m[1]
+	}
+	const yaml = "cosid:\n  stores:\n    db: { type: sql, driver: sqlite, dsn: ids.db, timeout: 2s, options: { initSchema: true } }\n"
+	a, b := writeConfig(t, yaml), writeConfig(t, yaml)
+	if first, again, other := check(a), check(a), check(b); first != again || first == other {
+		t.Errorf("store-ids of a database, of it again, of another: %s, %s, %s; want the first two alike, the third another", first, again, other)
 	}
 }

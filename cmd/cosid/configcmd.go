@@ -148,6 +148,14 @@ func openStores(ctx context.Context, w io.Writer, cfg cosid.Config, logger *slog
 		} else if _, ok := st.(store.SlotLeaseStore); ok {
 			state = "ok, leases slots"
 		}
+		if ider, ok := st.(store.Identifier); ok && err == nil {
+			id, err := ider.StoreID(ctx)
+			if err != nil {
+				failed[name], state = fmt.Errorf("store %q (type %s): %w", name, cfg.Stores[name].Type, err), "FAILED (below)"
+			} else {
+				state += ", store-id " + id
+			}
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, cfg.Stores[name].Type, state)
 	}
 	fmt.Fprintln(tw, "\nGENERATOR\tSTORE\tREADY")

@@ -182,6 +182,9 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	}
 	logger.Info("cosid serve: listening", "addr", ln.Addr().String(), "tls", reload != nil, "tokens", strings.Join(roles, ","),
 		"generators", len(cfg.Generators), "store-api", cfg.Serve.Store, "tracing", tr.Enabled())
+	if name := cfg.Serve.Store; name != "" {
+		go logStoreID(ctx, rt, name, logger)
+	}
 	served := make(chan error, 1)
 	if reload != nil {
 		hs.TLSConfig = tlsConfig(reload)
@@ -224,6 +227,26 @@ func serverOptions(f serveFlags, serve cosid.ServeConfig, dir string, logger *sl
 	opts = append(opts, tokens...)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return append(opts, server.WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))), nil
+}
+
+// logStoreID logs the identity of the store of the store API, which the clients
+// that list several servers pin (httpstore's store-id), once the store answers it.
+func logStoreID(ctx context.Context, rt *cosid.Runtime, name string, logger *slog.Logger) {
+	st, err := rt.Store(ctx, name)
+	if err != nil {
+		logger.Warn("cosid serve: the store of the store API did not open; its identity is unknown", "store", name, "error", err)
+		return
+	}
+	ider, ok := st.(store.Identifier)
+	if !ok {
+		return
+	}
+	id, err := ider.StoreID(ctx)
+	if err != nil {
+		logger.Warn("cosid serve: reading the identity of the store of the store API", "store", name, "error", err)
+		return
+	}
+	logger.Info("cosid serve: store identity", "store", name, "store-id", id)
 }
 
 // readiness returns a check of every configured store: it opens and answers a

@@ -46,7 +46,8 @@ func (f *fromTableFlags) keyedTemplate(cfg cosid.Config) (prefix, storeName stri
 	case f.generator == "":
 		return "", "", fmt.Errorf("--generator is required: the keyed segment generator whose keys take the rows")
 	case !ok:
-		return "", "", fmt.Errorf("--generator %q: no generator %[1]q in the configuration; it has: %s", f.generator, generatorNames(cfg))
+		_, err := cfg.Codec(f.generator) // the library's words for an unknown name, with a "did you mean"
+		return "", "", fmt.Errorf("--generator: %w", err)
 	case gc.Strategy != cosid.StrategySegment || !gc.Keyed:
 		return "", "", fmt.Errorf("--generator %q is a %s generator%s; want a keyed segment generator (strategy: segment, keyed: true), "+
 			"whose key per row continues the row's sequence", f.generator, gc.Strategy, map[bool]string{true: " (keyed)", false: ""}[gc.Keyed])

@@ -198,7 +198,7 @@ func TestMigrateFromLeafAndTinyid_BadInput(t *testing.T) {
 	}{
 		{[]string{"--generator", "keyed"}, "--from-dsn is required"},
 		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite"}, "--generator is required"},
-		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "nope"}, `no generator "nope" in the configuration; it has: keyed, plain`},
+		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "nope"}, `--generator: cosid: unknown generator "nope"; configured: keyed, plain`},
 		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "plain"}, "want a keyed segment generator"},
 		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "keyed", "--table", "t; drop table x"}, "want a table name"},
 		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "keyed", "--table", "nope"}, "table nope"},

@@ -121,6 +121,12 @@ func TestSeal_SealsKeys(t *testing.T) {
 func TestSeal_CreateStartsAtTheGeneratorsInitialOffset(t *testing.T) {
 	t.Parallel()
 	dir := writeConfig(t, strings.Replace(billConfig, "period: YEAR_MONTH_DAY", "period: YEAR_MONTH_DAY\n      initial-offset: 1000", 1))
+	// seal works on a store that exists, and creates none: make the configuration's.
+	st, err := sqlstore.Open("sqlite", filepath.Join(dir, "ids.db"), 10*time.Second, sqlstore.WithInitSchema(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	out, errOut, code := runCLI(t, dir, "seal", "--create", "app/bill/20250101", "app/order", "app/other")
 	want := "sealed app/bill/20250101 at next value 1000\nsealed app/order at next value 1\nsealed app/other at next value 1\n"
 	if code != 0 || out != want {

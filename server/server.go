@@ -16,6 +16,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +63,7 @@ type Server struct {
 	machines  machines4x
 	h2c       bool // serve HTTP/2 without TLS (WithH2C)
 
+	storeIDs   sync.Map   // the identities of the generators' stores, by store name: generatorStoreID
 	leaf       leafConfig // WithLeaf
 	leafKeys   keySet     // the Leaf biz_tags found in the store
 	tinyid     string     // WithTinyid

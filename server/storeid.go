@@ -41,3 +41,32 @@ func (s *Server) setStoreID(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(wire.HeaderStoreID, id)
 	}
 }
+
+// generatorStoreID returns the identity of the store of generator g, "" for a
+// generator without a store or a store without an identity, or one that cannot be
+// read now. The range routes name it in the header Cosid-Store-Id, so that a
+// client of several servers (clients/, in other languages) sees that every range
+// came from one store. Once read it is kept: it never changes.
+func (s *Server) generatorStoreID(ctx context.Context, g *generator) string {
+	name := g.info.Store
+	if name == "" {
+		return ""
+	}
+	if id, ok := s.storeIDs.Load(name); ok {
+		return id.(string)
+	}
+	st, err := s.rt.Store(ctx, name)
+	if err != nil {
+		return ""
+	}
+	ider, ok := st.(store.Identifier)
+	if !ok {
+		return ""
+	}
+	id, err := ider.StoreID(ctx)
+	if err != nil {
+		return ""
+	}
+	s.storeIDs.Store(name, id)
+	return id
+}

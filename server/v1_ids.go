@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // The ids routes of /v1: next, range, the inventory and decode.
@@ -113,6 +114,9 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 	rg, err := takeRange(r.Context(), g, src, n)
 	if err != nil {
 		return err
+	}
+	if id := s.generatorStoreID(r.Context(), g); id != "" {
+		w.Header().Set(wire.HeaderStoreID, id)
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"start": strconv.FormatInt(rg.Start, 10), "end": strconv.FormatInt(rg.End, 10)})
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,6 +109,72 @@ func TestRangeClient_NoServerAnswers(t *testing.T) {
 	}
 }
 
+// TestRangeClient_TwoStoresNeverMixed runs each client against two servers on two
+// stores (a copy-pasted configuration, one on PostgreSQL, one on its own SQLite
+// file), whose ids are the same numbers. The client pins the store of its first
+// range: once A is killed it refuses B's ranges, whose store differs, and fails
+// rather than hand out one of B's ids. A client restarted with store_id pinned to
+// A's store, when only B answers, hands out nothing.
+func TestRangeClient_TwoStoresNeverMixed(t *testing.T) {
+	dsn := testenv.Server(t, testenv.Postgres)
+	for _, lang := range languages {
+		t.Run(lang.name, func(t *testing.T) {
+			interp := interpreter(t, lang.interpreter)
+			ns := fmt.Sprintf("clients_%s_%d_%d", strings.ToLower(lang.name), os.Getpid(), time.Now().UnixNano())
+			a := startServe(t, ns, dsn)
+			b := startServeOn(t, ns, "{ type: sql, driver: sqlite, dsn: cosid.db, options: { initSchema: true } }")
+			storeA := storeIDOf(t, a.url)
+			if storeB := storeIDOf(t, b.url); storeA == "" || storeA == storeB {
+				t.Fatalf("the stores' identities are %q and %q; want two", storeA, storeB)
+			}
+			d := startDriver(t, lang, interp, []string{a.url, b.url}, 100, 400)
+			d.waitFor(t, "pause")
+			a.kill(t)
+			lines := d.rest(t)
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "error ") || !strings.Contains(lines[0], b.url+": refused: its store is") ||
+				!strings.Contains(lines[0], storeA) {
+				t.Errorf("after A was killed the client printed %q; want one error refusing B's store, naming A's %q", lines, storeA)
+			}
+			seen := map[int64]bool{}
+			for _, id := range d.ids {
+				if seen[id] {
+					t.Fatalf("id %d handed out twice", id)
+				}
+				seen[id] = true
+			}
+			if len(d.ids) < 100 || len(d.ids) >= 500 {
+				t.Errorf("%d ids handed out; want the 100 before the kill and those of A's ranges at hand, not all 500", len(d.ids))
+			}
+
+			restarted := startDriverEnv(t, lang, interp, []string{b.url}, 1, 0, "COSID_STORE_ID="+storeA)
+			lines = restarted.rest(t)
+			if len(restarted.ids) != 0 || len(lines) != 1 || !strings.Contains(lines[0], "refused: its store is") {
+				t.Errorf("a client pinned to A's store, with only B up, printed ids %v and %q; want no id and the refusal", restarted.ids, lines)
+			}
+		})
+	}
+}
+
+// storeIDOf takes a range of the server at url and returns the store identity its
+// answer names.
+func storeIDOf(t *testing.T, url string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "GET", url+"/v1/generators/order/range?count=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET range of %s: %s", url, resp.Status)
+	}
+	return resp.Header.Get("Cosid-Store-Id")
+}
+
 func interpreter(t *testing.T, name string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
@@ -141,10 +208,16 @@ type driver struct {
 
 func startDriver(t *testing.T, lang client, interp string, urls []string, first, then int) *driver {
 	t.Helper()
+	return startDriverEnv(t, lang, interp, urls, first, then)
+}
+
+// startDriverEnv is startDriver with more variables in the driver's environment.
+func startDriverEnv(t *testing.T, lang client, interp string, urls []string, first, then int, env ...string) *driver {
+	t.Helper()
 	cmd := exec.CommandContext(t.Context(), interp, filepath.Join("testdata", lang.driver))
-	cmd.Env = append(append(os.Environ(), lang.env(repoRoot(t))...),
+	cmd.Env = append(append(append(os.Environ(), lang.env(repoRoot(t))...),
 		"COSID_URLS="+strings.Join(urls, ","), "COSID_TOKEN="+token, "COSID_SIZE=50", "COSID_TIMEOUT=5",
-		"COSID_FIRST="+strconv.Itoa(first), "COSID_THEN="+strconv.Itoa(then))
+		"COSID_FIRST="+strconv.Itoa(first), "COSID_THEN="+strconv.Itoa(then)), env...)
 	cmd.Stderr = &prefixWriter{t: t, prefix: lang.name + " stderr: "}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -260,15 +333,22 @@ var listening = regexp.MustCompile(`listening" addr=(\S+)`)
 // listens.
 func startServe(t *testing.T, ns, dsn string) *server {
 	t.Helper()
+	return startServeOn(t, ns, fmt.Sprintf("{ type: sql, driver: pgx, dsn: %q, options: { initSchema: true } }", dsn))
+}
+
+// startServeOn is startServe on the store of the YAML db, a SQLite file of the
+// server's own directory when it names cosid.db.
+func startServeOn(t *testing.T, ns, db string) *server {
+	t.Helper()
 	dir := t.TempDir()
 	config := fmt.Sprintf(`
 cosid:
   namespace: %s
   stores:
-    db: { type: sql, driver: pgx, dsn: %q, options: { initSchema: true } }
+    db: %s
   generators:
     order: { strategy: segment, store: db, step: 20 }
-`, ns, dsn)
+`, ns, db)
 	if err := os.WriteFile(filepath.Join(dir, "cosid.yaml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -39,10 +39,11 @@ const retryable = new Set(["unavailable", "deadline_exceeded", "unknown", "inter
 // bearer token), size (ids of each range, 1 to 10,000; default 1,000), refillAt (the
 // share of a range left when the next is taken ahead; default 0.3), timeoutMs (per
 // call; default 5,000), storeId (the identity of the store the servers must share,
-// as GET /v1/store/ping answers it: a server that names another is refused).
+// which every range answer names in its header Cosid-Store-Id: a range of a server
+// that names another is refused, never handed out; without it the client pins the
+// first identity it sees, so one client never mixes two stores).
 export class Client {
   #urls; #body; #token; #size; #low; #timeoutMs; #storeId;
-  #checked = new Set();
   #server = 0;
   #next = 0n;
   #end = 0n;
@@ -112,11 +113,11 @@ export class Client {
       const url = this.#urls[at];
       let answer;
       try {
-        if (this.#storeId && !this.#checked.has(url)) await this.#checkStore(url);
-        answer = await this.#call(url, "/cosid.v1.IdService/NextRange", this.#body);
+        let storeId;
+        [answer, storeId] = await this.#call(url, "/cosid.v1.IdService/NextRange", this.#body);
+        this.#checkStore(url, storeId);
       } catch (e) {
         if (!(e instanceof Retry)) throw e;
-        this.#checked.delete(url); // a restarted server may have another store
         failures.push(e.message);
         continue;
       }
@@ -136,31 +137,30 @@ export class Client {
     throw new CosIdError(`cosid client: no server answered: ${failures.join("; ")}`);
   }
 
-  async #checkStore(url) {
-    const answer = await this.#call(url, "/v1/store/ping");
-    const got = answer?.storeId ?? "";
+  // #checkStore refuses a range of a store other than the client's: the next
+  // server may have it.
+  #checkStore(url, got) {
+    if (!this.#storeId) {
+      this.#storeId = got; // the first store seen is the client's from now on
+      return;
+    }
     if (got !== this.#storeId) {
-      throw new CosIdError(
-        `${url}: its store is ${JSON.stringify(got)}, not the store ${JSON.stringify(this.#storeId)} this client must use; ` +
-          "fix the server's configuration or the client's storeId",
-        { code: "wrong_store", url },
+      throw new Retry(
+        `${url}: refused: its store is ${JSON.stringify(got || "not named (a server without identities)")}, ` +
+          `not ${JSON.stringify(this.#storeId)}, the store of this client's ranges; fix the server's configuration or the client's storeId`,
       );
     }
-    this.#checked.add(url);
   }
 
-  // #call sends a Connect unary call (a body) or a GET of /v1 (no body).
+  // #call sends a Connect unary call and returns its answer and the store identity
+  // of its header.
   async #call(url, path, body) {
-    const headers = { Accept: "application/json" };
+    const headers = { Accept: "application/json", "Content-Type": "application/json", "Connect-Protocol-Version": "1" };
     if (this.#token) headers.Authorization = `Bearer ${this.#token}`;
-    if (body !== undefined) {
-      headers["Content-Type"] = "application/json";
-      headers["Connect-Protocol-Version"] = "1";
-    }
     let resp, text;
     try {
       resp = await fetch(url + path, {
-        method: body === undefined ? "GET" : "POST",
+        method: "POST",
         headers,
         body,
         redirect: "error", // the token must not follow a redirect elsewhere
@@ -177,7 +177,7 @@ export class Client {
     } catch {
       answer = { message: text.slice(0, 200) };
     }
-    if (resp.ok) return answer;
+    if (resp.ok) return [answer, resp.headers.get("cosid-store-id") ?? ""];
     const code = answer.code ?? "";
     const message = `${url}: ${resp.status} ${code}: ${answer.message ?? ""}`;
     if (resp.status >= 500 || retryable.has(code)) throw new Retry(message);

@@ -54,8 +54,12 @@ class Client:
     size: the ids of each range (1 to 10,000); refill_at: the share of a range left
     when the next one is taken ahead (0 < refill_at < 1).
     timeout: seconds a server has to answer before the next is asked.
-    store_id: the identity of the store the servers must share (GET /v1/store/ping
-    answers it); a server that names another is refused, never used.
+    store_id: the identity of the store the servers must share, which every range
+    answer names in its header Cosid-Store-Id; a range of a server that names
+    another is refused, never handed out. Without it the client pins the first
+    identity it sees, so one client never mixes two stores; set it when the URLs
+    are several, so that a client restarted while only a wrong server answers
+    refuses it too.
 
     Ids of one Client are unique, and unique across every client of the servers'
     store; they rise within a range, not across ranges of different servers.
@@ -83,8 +87,7 @@ class Client:
         self._size = size
         self._low = max(1, int(size * refill_at))
         self._timeout = timeout
-        self._store_id = store_id
-        self._checked = set()  # servers whose store identity was seen to match
+        self._store_id = store_id  # pinned by the caller, or by the first range seen
         self._server = 0  # the server asked first: the last that answered
         self._cond = threading.Condition()
         self._next = 0
@@ -159,12 +162,10 @@ class Client:
             at = (self._server + i) % n
             url = self._urls[at]
             try:
-                if self._store_id and url not in self._checked:
-                    self._check_store(url)
-                answer = self._call(url, self._path)
+                answer, store_id = self._call(url, self._path)
+                self._check_store(url, store_id)
                 start, end = int(answer["start"]), int(answer["end"])
             except _Retry as e:
-                self._checked.discard(url)  # a restarted server may have another store
                 failures.append(str(e))
                 continue
             except (KeyError, TypeError, ValueError) as e:
@@ -175,15 +176,16 @@ class Client:
             return start, end
         raise CosIdError("cosid_client: no server answered: " + "; ".join(failures))
 
-    def _check_store(self, url):
-        answer = self._call(url, "/v1/store/ping")
-        got = answer.get("storeId", "") if isinstance(answer, dict) else ""
+    def _check_store(self, url, got):
+        """Refuses a range of a store other than the client's: the next server may have it."""
+        if not self._store_id:
+            self._store_id = got  # the first store seen is the client's from now on
+            return
         if got != self._store_id:
-            raise CosIdError(
-                f"{url}: its store is {got!r}, not the store {self._store_id!r} this client must use; "
-                "fix the server's configuration or the client's store_id",
-                code="wrong_store", url=url)
-        self._checked.add(url)
+            raise _Retry(
+                f"{url}: refused: its store is {got or 'not named (a server without identities)'!r}, "
+                f"not {self._store_id!r}, the store of this client's ranges; "
+                "fix the server's configuration or the client's store_id")
 
     def _call(self, url, path):
         headers = {"Accept": "application/json"}
@@ -192,7 +194,7 @@ class Client:
         req = urllib.request.Request(url + path, headers=headers)
         try:
             with self._opener.open(req, timeout=self._timeout) as resp:
-                return json.load(resp)
+                return json.load(resp), resp.headers.get("Cosid-Store-Id", "")
         except urllib.error.HTTPError as e:
             code, message = _error_of(e)
             if e.code >= 500:

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cosid-go/cosid/codec"
 	"github.com/cosid-go/cosid/internal/strictyaml"
 	"github.com/cosid-go/cosid/store"
 )
@@ -34,6 +35,25 @@ var ErrUnavailable = store.ErrUnavailable
 // still tries again on later calls, with the backoff of Store, so that it works
 // once the tables exist, without a restart. It is store.ErrNotSetUp.
 var ErrNotSetUp = store.ErrNotSetUp
+
+// ErrExhausted is wrapped by the error of a generator that has no id left to give:
+// its codec cannot write the next value (wider than the codec's width: a width-6
+// radix past 999,999, a day's bill numbers full), or its store's key would pass
+// math.MaxInt64. The message names the width and the fix. It does not match
+// ErrUnavailable: waiting does not help, the configuration must change. It is
+// store.ErrExhausted, so the server answers it 409 exhausted (Connect:
+// resource_exhausted).
+var ErrExhausted = store.ErrExhausted
+
+// exhausted wraps err of generator name in ErrExhausted with the fix when it is a
+// codec's refusal of a value (codec.ErrRange): a generator's values only grow, so
+// every later one is refused too.
+func exhausted(name string, err error) error {
+	if !errors.Is(err, codec.ErrRange) || errors.Is(err, ErrExhausted) {
+		return err
+	}
+	return fmt.Errorf("%w: %w; the codec has no text for more ids of this key: widen the codec (a larger width in cosid.generators.%s.codec)", ErrExhausted, err, name)
+}
 
 // ErrUnknownGenerator means no generator of that name, or of that kind, is configured.
 var ErrUnknownGenerator = errors.New("unknown generator")

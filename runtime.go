@@ -251,7 +251,7 @@ func (g *generator) failed(b *live, err error) error {
 	case errors.Is(err, ErrUnavailable): // segment.ErrUnavailable, snowflake.ErrClockBackwards
 		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
 	}
-	return fmt.Errorf("generator %q: %w", g.plan.name, err)
+	return fmt.Errorf("generator %q: %w", g.plan.name, exhausted(g.plan.name, err))
 }
 
 func (rt *Runtime) generator(name string) (*generator, error) {

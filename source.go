@@ -158,6 +158,8 @@ func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 // goes on where this one stopped; it opens no generator, nor a key's. A
 // Snowflake's are its next n. Take is for one-shot programs such as the CLI; a
 // long-lived process uses Next, whose batches make gaps (S4) but spare the store.
+// With an error, Take returns the ids it had before it, which are good: at a
+// codec's width, the ids that fit, then an error matching ErrExhausted.
 func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
 	if s.g == nil {
 		return nil, errNoSource
@@ -172,7 +174,7 @@ func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
 	}
 	texts, err := p.impl.take(ctx, s.g, storeKey, n)
 	if err != nil {
-		return nil, prefixed(err)
+		return texts, prefixed(err)
 	}
 	return texts, nil
 }
@@ -226,7 +228,7 @@ func (g *generator) keyFailed(key string, err error) error {
 	if errors.Is(err, ErrUnavailable) {
 		return fmt.Errorf("generator %q key %q %w: %w", g.plan.name, key, ErrUnavailable, err)
 	}
-	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, err)
+	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, exhausted(g.plan.name, err))
 }
 
 // Stats is what a generator has done so far, read without I/O: Runtime.Stats and

@@ -78,6 +78,42 @@ var routes = []route{
 	{"GET /tinyid/id/nextIdSimple", RoleIDs, issuesIDs | formTinyidSimple | withTinyid | tokenInQuery, (*Server).tinyidNextSimple},
 }
 
+// routeParams are the query parameters of the /v1 routes that take any. A /v1
+// route takes those of its entry and no others, none without an entry: a parameter
+// it does not take (?cnt=5) would be ignored, and the caller served other than it
+// asked. The other routes read no query but 4.x's, whose clients may send more
+// than 4.x reads; they refuse only an ambiguous query (checkQuery).
+var routeParams = map[string][]string{
+	patternNext:                        idParams,
+	"GET /v1/generators/{name}/range":  idParams,
+	"GET /v1/generators/{name}/decode": {"key", "text"},
+}
+
+// idParams are the query parameters of /next and /range.
+var idParams = []string{"count", "key"}
+
+// query returns the query parameters rt takes, and whether it refuses others.
+func (rt route) query() ([]string, bool) {
+	if p, ok := routeParams[rt.pattern]; ok {
+		return p, true
+	}
+	return nil, strings.Contains(rt.pattern, " /v1/")
+}
+
+// issuesIDsAt reports whether the route that serves a GET of r's path hands out
+// ids: a 405 of its path offers GET alone, as its HEAD is refused.
+func (s *Server) issuesIDsAt(r *http.Request) bool {
+	get := r.Clone(r.Context())
+	get.Method = http.MethodGet
+	_, pattern := s.mux.Handler(get)
+	for _, rt := range routes {
+		if rt.pattern == pattern {
+			return rt.flags&issuesIDs != 0
+		}
+	}
+	return false
+}
+
 // route is a route of the server: its pattern (of http.ServeMux; a Connect
 // service's path prefix), the role whose token it needs, its flags and its handler.
 type route struct {
@@ -179,6 +215,7 @@ func (s *Server) policy(rt route) http.HandlerFunc {
 	case rt.flags&formTinyidSimple != 0:
 		fail = s.failTinyid(true)
 	}
+	allowed, strict := rt.query()
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Nothing this server answers may be served again from a cache: most
 		// answers carry ids or the state of a store.
@@ -203,7 +240,7 @@ func (s *Server) policy(rt route) http.HandlerFunc {
 				"method HEAD not allowed; allowed: GET (a HEAD would take ids and drop them)")
 			return
 		}
-		if err = checkQuery(r.URL.RawQuery); err != nil {
+		if _, err = checkQuery(r.URL.RawQuery, allowed, strict); err != nil {
 			s.fail(w, r, err)
 			return
 		}

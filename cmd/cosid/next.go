@@ -282,11 +282,11 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	w := bufio.NewWriter(stdout)
 	for left, size := count, int64(1); left > 0; left, size = left-min(left, size), min(2*size, chunk) {
 		texts, err := take(min(left, size))
+		for _, text := range texts { // with an error too: the ids that fit a full codec
+			fmt.Fprintln(w, text)
+		}
 		if err != nil {
 			return errors.Join(err, w.Flush())
-		}
-		for _, text := range texts {
-			fmt.Fprintln(w, text)
 		}
 		if err := w.Flush(); err != nil {
 			return err

@@ -37,7 +37,19 @@ type Config struct {
 	// Empty means the working directory.
 	Dir string `yaml:"-"`
 
-	src *configSource // where the YAML came from, for the place of its errors; nil if built in Go
+	src     *configSource // where the YAML came from, for the place of its errors; nil if built in Go
+	offline bool          // Offline: Validate and CheckStore read no file and no host name
+}
+
+// Offline returns c for a check off the machine it describes: its Validate and
+// CheckStore read no file that a store's settings name (dsn-file, password-file,
+// token-file, the TLS files) and take machine-id: from-hostname as written, without
+// the host name, so that a CI job can check a configuration made for a cluster
+// (cosid config check without --open). They check all the rest. Open, Load and
+// OpenStore read and resolve everything, whatever c is.
+func (c Config) Offline() Config {
+	c.offline = true
+	return c
 }
 
 // ServeConfig is the cosid.serve section:

@@ -19,6 +19,7 @@ import (
 type plan struct {
 	name, path, key string
 	dir             string       // the configuration's Dir: relative file names are read from it
+	offline         bool         // checked by Config.Offline: no host name is resolved
 	def             *strategyDef // its strategy
 	impl            strategyPlan // its strategy's settings, checked
 	store           string
@@ -53,7 +54,7 @@ func (c Config) checkAll() ([]*plan, error) {
 	}
 	facts := map[string]store.Facts{} // what each store's type tells of its settings
 	for _, name := range sortedKeys(c.Stores) {
-		f, err := checkStore(name, c.Stores[name], c.Dir)
+		f, err := checkStore(name, c.Stores[name], c.Dir, c.offline)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +136,7 @@ func (c Config) plan(name string) (*plan, error) {
 	if !ok {
 		return nil, unknownName(ErrUnknownGenerator, name, sortedKeys(c.Generators))
 	}
-	p := &plan{name: name, path: "cosid.generators." + name, key: c.namespace() + "/" + name, store: gc.Store, dir: c.Dir}
+	p := &plan{name: name, path: "cosid.generators." + name, key: c.namespace() + "/" + name, store: gc.Store, dir: c.Dir, offline: c.offline}
 	if err := p.check(gc, c.Stores); err != nil {
 		return nil, c.locate(configErr(err))
 	}

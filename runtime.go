@@ -88,6 +88,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("cosid: %w", err)
 	}
+	cfg.offline = false // what is opened is read and resolved
 	plans, err := cfg.check()
 	if err != nil {
 		return nil, err

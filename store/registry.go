@@ -28,6 +28,18 @@ type Spec struct {
 	// the configuration file's directory. Empty means the working directory, as for
 	// a configuration that was not read from a file.
 	Dir string
+	// Offline asks Check to read no file that the settings name (a password, a
+	// token, a DSN, TLS files), for a check of a configuration off the machine it
+	// describes, where its secrets are not mounted (cosid config check without
+	// --open). Check then checks the other settings, and says in Facts.Checks
+	// which files it left for open. Open never gets it.
+	Offline bool
+}
+
+// Unread is the line of Facts.Checks of a file setting that an Offline Check did
+// not read, such as Unread("password-file", f).
+func (s Spec) Unread(field string, f File) string {
+	return fmt.Sprintf("%s: reads %s when the store opens (at start, or config check --open); an offline check reads no file", field, f)
 }
 
 // File is a setting that names a file, such as password-file or a TLS file. A

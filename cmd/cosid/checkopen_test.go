@@ -122,3 +122,28 @@ func TestConfigCheckOpen_PrintsStoreID(t *testing.T) {
 		t.Errorf("store-ids of a database, of it again, of another: %s, %s, %s; want the first two alike, the third another", first, again, other)
 	}
 }
+
+// TestConfigCheck_OfflineReadsNoSecretNorHostName checks config check as a CI job
+// runs it, off the cluster a configuration describes: without --open it reads no
+// secret file and does not resolve from-hostname, and says each is checked at
+// --open or start; --open reads and resolves them, as start does.
+func TestConfigCheck_OfflineReadsNoSecretNorHostName(t *testing.T) {
+	t.Setenv("HOSTNAME", "vm") // no ordinal: from-hostname fails where it is resolved
+	dir := writeConfig(t, `cosid:
+  namespace: app
+  stores:
+    db: { type: sql, driver: pgx, dsn-file: /run/secrets/cosid/dsn }
+  generators:
+    order: { strategy: segment, store: db }
+    event: { strategy: snowflake, machine-id: from-hostname }
+`)
+	out, errOut, code := runCLI(t, dir, "config", "check")
+	if code != 0 || !strings.Contains(out, "(machine-id from-hostname: resolved at --open or start)") ||
+		!strings.Contains(out, "  - dsn-file: reads /run/secrets/cosid/dsn when the store opens (at start, or config check --open); an offline check reads no file\n") {
+		t.Errorf("config check = exit %d, stdout:\n%s\nstderr %q; want ok, saying what it left for --open or start", code, out, errOut)
+	}
+	_, errOut, code = runCLI(t, dir, "config", "check", "--open")
+	if code != 1 || !strings.Contains(errOut, "cosid.yaml:4: cosid.stores.db.dsn-file: open /run/secrets/cosid/dsn: no such file or directory") {
+		t.Errorf("config check --open = exit %d, stderr %q; want the dsn-file read and refused", code, errOut)
+	}
+}

@@ -60,7 +60,7 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 		return parsed{}, store.Facts{}, err
 	}
 	opts := []Option{WithTimeout(timeout)}
-	if c.TokenFile != "" {
+	if c.TokenFile != "" && !spec.Offline {
 		data, err := os.ReadFile(string(c.TokenFile))
 		if err != nil {
 			return parsed{}, store.Facts{}, bad("token-file", "%v", err)
@@ -74,6 +74,9 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: []string{
 		"server: reached on the first call, not at open; every answer is checked before the store returns it, and no redirect is followed",
 	}}
+	if c.TokenFile != "" && spec.Offline {
+		facts.Checks = append(facts.Checks, spec.Unread("token-file", c.TokenFile))
+	}
 	return parsed{urls: urls, opts: opts}, facts, nil
 }
 

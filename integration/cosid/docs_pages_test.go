@@ -124,7 +124,7 @@ func TestDocs_ReadmeSaysWhereTheServerTestsAre(t *testing.T) {
 }
 
 var (
-	keyedHeapRow = regexp.MustCompile("\\| heap of an idle live key[^|]*\\| ([0-9,]+) bytes \\|")
+	keyedHeapRow = regexp.MustCompile(`\| heap of an idle live key[^|]*\| ([0-9,]+) bytes \|`)
 	keyedHeapSay = regexp.MustCompile(`An idle key holds ([0-9,]+) bytes \(([0-9,]+) of a periodic template\),\s+(under|over) the goal of 1 KiB`)
 )
 

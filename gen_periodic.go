@@ -75,7 +75,9 @@ func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (
 func (s *periodicPlan) keySuffix() int { return len("/20261027") }
 
 func (s *periodicPlan) build(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
-	return s.buildKey(p, st, p.key, rt.segmentOptions(p))
+	// Every period reports at the generator's key: a metric series a period would
+	// add one set a day (or month) to an observer's, and keep the old ones.
+	return s.buildKey(p, st, p.key, append(rt.segmentOptions(p), segment.WithObserverKey(p.key)))
 }
 
 // buildKey builds the periodic-segment generator of p at the store key storeKey.

@@ -14,6 +14,7 @@ import (
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/store/httpstore/wire"
 
+	cosidv1 "github.com/cosid-go/cosid/proto/cosid/v1"
 	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
 )
 
@@ -172,6 +173,9 @@ func (s *Server) toConnectError(ctx context.Context, procedure string, err error
 	}
 	cerr = connect.NewError(code, errors.New(msg))
 	cerr.Meta().Set(cosidCode, wcode)
+	if detail, err := connect.NewErrorDetail(&cosidv1.ErrorInfo{Code: wcode}); err == nil {
+		cerr.AddDetail(detail) // the code in the body too, where /v1 has it
+	}
 	return cerr
 }
 

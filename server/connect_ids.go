@@ -127,8 +127,13 @@ func (i *idService) ListGenerators(ctx context.Context, _ *connect.Request[cosid
 	out := &cosidv1.ListGeneratorsResponse{Generators: make([]*cosidv1.Generator, 0, len(i.s.names))}
 	for _, name := range i.s.names {
 		g := i.s.gens[name]
-		out.Generators = append(out.Generators, &cosidv1.Generator{Name: name, Strategy: g.info.Strategy.String(),
-			Key: g.info.Key, Store: g.info.Store, State: i.s.state(ctx, g)})
+		gen := &cosidv1.Generator{Name: name, Strategy: g.info.Strategy.String(),
+			Key: g.info.Key, Store: g.info.Store, State: i.s.state(ctx, g), Keyed: g.info.Keyed}
+		if g.info.Keyed {
+			live := int64(i.s.rt.Stats(name).Keys.Live)
+			gen.LiveKeys = &live
+		}
+		out.Generators = append(out.Generators, gen)
 	}
 	return connect.NewResponse(out), nil
 }

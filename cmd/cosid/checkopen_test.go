@@ -43,6 +43,27 @@ func TestConfigCheckOpen_ClosedPortFails(t *testing.T) {
 	}
 }
 
+// TestConfigCheckOpen_NamesAFailedStoreOnce: the line of a failed store names
+// it and its type once, with one "cosid: ", where it read
+// `cosid: store "cache" (type redis): cosid: store "cache" unavailable: …`; a
+// Redis that can lose writes is refused as a setting to change, not as an outage.
+func TestConfigCheckOpen_NamesAFailedStoreOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ settings, says string }{
+		{"type: redis, addr: '" + testenv.Server(t, testenv.Redis) + "'", "appendfsync always"},
+		{"type: sql, driver: pgx, dsn: 'postgres://cosid@" + testenv.ClosedAddr(t) + "/app'", "unavailable"},
+	} {
+		dir := writeConfig(t, "cosid:\n  stores:\n    cache: { "+tc.settings+", timeout: 1s }\n")
+		_, errOut, code := runCLI(t, dir, "config", "check", "--open")
+		if code != 1 || strings.Count(errOut, `store "cache"`) != 1 || strings.Count(errOut, "cosid: ") != 1 || !strings.Contains(errOut, tc.says) {
+			t.Errorf("config check --open of %s: exit %d, stderr %q; want exit 1, one `store \"cache\"`, one \"cosid: \", and %q", tc.settings, code, errOut, tc.says)
+		}
+		if strings.Contains(tc.settings, "redis") && strings.Contains(errOut, "unavailable") {
+			t.Errorf("config check --open of a volatile Redis: stderr %q; want no \"unavailable\": it is no outage", errOut)
+		}
+	}
+}
+
 // TestConfigCheckOpen_HTTPStoreToken checks an http store against a real server
 // that wants a token: the right token passes, a wrong one fails the check.
 func TestConfigCheckOpen_HTTPStoreToken(t *testing.T) {

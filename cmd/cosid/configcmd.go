@@ -157,7 +157,7 @@ func openStores(ctx context.Context, w io.Writer, cfg cosid.Config, logger *slog
 		}
 		state := "ok"
 		if err != nil {
-			failed[name], state = fmt.Errorf("store %q (type %s): %w", name, cfg.Stores[name].Type, err), "FAILED (below)"
+			failed[name], state = storeFailure{name, cfg.Stores[name].Type, err}, "FAILED (below)"
 		} else if _, ok := st.(store.SlotLeaseStore); ok {
 			state = "ok, leases slots"
 		}
@@ -193,3 +193,21 @@ func openStores(ctx context.Context, w io.Writer, cfg cosid.Config, logger *slog
 	}
 	return errors.Join(errs...)
 }
+
+// storeFailure is the error of a store that config check --open could not open
+// or ping. It names the store and its type once: the runtime's error starts with
+// "cosid: store NAME", which it replaces.
+type storeFailure struct {
+	name, typ string
+	err       error
+}
+
+func (e storeFailure) Error() string {
+	rest := strings.TrimPrefix(e.err.Error(), fmt.Sprintf("cosid: store %q", e.name))
+	if rest == e.err.Error() {
+		rest = ": " + rest
+	}
+	return fmt.Sprintf("store %q (type %s)%s", e.name, e.typ, rest)
+}
+
+func (e storeFailure) Unwrap() error { return e.err }

@@ -65,7 +65,7 @@ func TestConfigCheckOpen_ReservesNothing(t *testing.T) {
 	// A store that cannot be opened: the check fails and says which and why.
 	down := writeConfig(t, strings.Replace(billConfig, "dsn: ids.db", "dsn: no/such/dir/ids.db", 1))
 	out, errOut, code := runCLI(t, down, "config", "check", "--open")
-	if code != 1 || !regexp.MustCompile(`bill\s+db\s+no: its store failed`).MatchString(out) || !strings.Contains(errOut, `store "db" unavailable`) {
+	if code != 1 || !regexp.MustCompile(`bill\s+db\s+no: its store failed`).MatchString(out) || !strings.Contains(errOut, `store "db" (type sql)`) {
 		t.Errorf("config check --open on a store that is down = %q (exit %d, stderr %q)", out, code, errOut)
 	}
 }

@@ -80,6 +80,11 @@ type ServeConfig struct {
 	// H2C serves HTTP/2 without TLS beside HTTP/1.1, for gRPC clients that dial
 	// without TLS (docs/server.md, "Connect and gRPC"); off by default.
 	H2C bool `yaml:"h2c"`
+	// GRPCAddr is the address (host:port) of a second listener that serves the gRPC
+	// protocol with grpc-go's own server, faster than gRPC over the HTTP listener;
+	// empty serves none. Connect, gRPC-Web and the HTTP API stay on the HTTP
+	// listener (docs/server.md, "The gRPC listener").
+	GRPCAddr string `yaml:"grpc-addr"`
 	// Leaf serves Meituan Leaf's routes, and Tinyid Didi tinyid's, from generators
 	// of this configuration (docs/moving-from-leaf.md).
 	Leaf   ServeLeaf   `yaml:"leaf"`

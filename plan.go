@@ -3,8 +3,10 @@ package cosid
 import (
 	"errors"
 	"fmt"
+	"net"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -262,6 +264,24 @@ func (s ServeConfig) check() error {
 		return fmt.Errorf("cosid.serve.limits.max-slots: %d, want 1–%d (or leave it out for 65536)", l.MaxSlots, store.MaxSlots)
 	case l.MaxLeaseTTL < 0:
 		return fmt.Errorf("cosid.serve.limits.max-lease-ttl: %v, want a positive duration (or leave it out for 10m)", l.MaxLeaseTTL)
+	}
+	return checkAddr("cosid.serve.grpc-addr", s.GRPCAddr)
+}
+
+// checkAddr refuses an address a listener cannot bind: want host:port, the host
+// possibly empty (every interface), the port a number up to 65535. Empty is unset.
+func checkAddr(path, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		if n, perr := strconv.Atoi(port); perr != nil || n < 0 || n > 65535 {
+			err = fmt.Errorf("port %q is not a number from 0 to 65535", port)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %q: %v; want host:port, such as 127.0.0.1:8687 or :8687", path, addr, err)
 	}
 	return nil
 }

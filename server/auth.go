@@ -118,11 +118,28 @@ func bearer(r *http.Request) (string, bool) {
 	if len(h) == 0 {
 		return "", false
 	}
+	return bearerIn(h[0])
+}
+
+// bearerIn returns the token of the value h of an authorization header or gRPC
+// metadata key: "Bearer token", the scheme in any case.
+func bearerIn(h string) (string, bool) {
 	const scheme = "Bearer "
-	if len(h[0]) < len(scheme) || !strings.EqualFold(h[0][:len(scheme)], scheme) {
+	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) {
 		return "", false
 	}
-	return h[0][len(scheme):], true
+	return h[len(scheme):], true
+}
+
+// allowedToken reports whether a call whose authorization is h may call a service
+// of role: the role is open, or h is its bearer token. It is allowed's check of a
+// gRPC call, which has no HTTP Basic credentials.
+func (s *Server) allowedToken(role Role, h string) bool {
+	if role == roleOpen || !s.tokens[role].set {
+		return true
+	}
+	token, ok := bearerIn(h)
+	return ok && s.matches(role, token)
 }
 
 // basicPassword returns the password of r's HTTP Basic credentials, which a browser

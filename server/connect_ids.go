@@ -71,11 +71,17 @@ func (i *idService) NextRange(ctx context.Context, req *connect.Request[cosidv1.
 }
 
 func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosidv1.StreamRangesRequest], stream *connect.ServerStream[cosidv1.StreamRangesResponse]) error {
-	g, src, err := i.s.lookup(req.Msg.GetName(), req.Msg.GetKey())
+	return i.streamRanges(ctx, req.Msg, stream.Send)
+}
+
+// streamRanges answers a StreamRanges call of either transport, sending each range
+// with send.
+func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesRequest, send func(*cosidv1.StreamRangesResponse) error) error {
+	g, src, err := i.s.lookup(req.GetName(), req.GetKey())
 	if err != nil {
 		return err
 	}
-	size, most := req.Msg.GetSize(), req.Msg.GetMaxRanges()
+	size, most := req.GetSize(), req.GetMaxRanges()
 	if size < 1 || size > MaxStreamRange {
 		return badRequest("size %d: want the ids of a range, from 1 to %d", size, MaxStreamRange)
 	}
@@ -95,7 +101,7 @@ func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosid
 			return err
 		}
 		msg.Start, msg.End = rg.Start, rg.End
-		if err := stream.Send(msg); err != nil {
+		if err := send(msg); err != nil {
 			// The client stopped: the range taken is a gap, as a dropped answer
 			// of /range is.
 			return err

@@ -64,16 +64,19 @@ func serveBareConnect(b *testing.B) string {
 
 // BenchmarkGRPCNext calls Next for one id over gRPC on loopback (h2c), from one
 // grpc-go client with as many calls in flight as RunParallel runs: cosid is the
-// server's whole handler chain (HTTPServer, the token of the ids role), bare is
-// grpc-go's server answering a constant, the baseline; connect-bare is connect-go on
-// net/http answering a constant, the floor of serving gRPC with connect-go.
+// gRPC listener as cosid serve runs it (GRPCServer: the whole chain of
+// interceptors, metrics, the token of the ids role), bare is grpc-go's server
+// answering a constant, the baseline; cosid-http is the same server's HTTP listener
+// (connect-go on net/http), and connect-bare connect-go on net/http answering a
+// constant, the floor of serving gRPC with connect-go.
 func BenchmarkGRPCNext(b *testing.B) {
 	const token = "a-token-of-48-bytes-0123456789abcdef0123456789ab"
-	s := newServer(b, nil, WithH2C(true), WithRoleToken(RoleIDs, token))
+	s := newMetricsServer(b, WithH2C(true), WithRoleToken(RoleIDs, token))
 	targets := []struct{ name, addr string }{
-		{"cosid", serveRPC(b, s)[len("http://"):]},
-		{"connect-bare", serveBareConnect(b)},
+		{"cosid", serveGRPC(b, s)[len("http://"):]},
 		{"bare", serveBareGRPC(b)},
+		{"cosid-http", serveRPC(b, s)[len("http://"):]},
+		{"connect-bare", serveBareConnect(b)},
 	}
 	for _, tg := range targets {
 		b.Run(tg.name, func(b *testing.B) {
@@ -113,7 +116,7 @@ func BenchmarkStreamRanges(b *testing.B) {
 		name := "size=" + strconv.FormatInt(size, 10)
 		s := newServer(b, nil, WithH2C(true))
 		b.Run(name+"/grpc", func(b *testing.B) {
-			conn := dialGRPC(b, serveRPC(b, s))
+			conn := dialGRPC(b, serveGRPC(b, s))
 			b.ReportAllocs()
 			start := time.Now()
 			st, err := streamRanges(b.Context(), conn, &cosidv1.StreamRangesRequest{Name: "order", Size: size, MaxRanges: int64(b.N)})

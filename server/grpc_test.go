@@ -54,15 +54,19 @@ func streamRanges(ctx context.Context, conn *grpc.ClientConn, req *cosidv1.Strea
 }
 
 // TestGRPC_Next_OverH2C checks that a grpc-go client takes ids over unencrypted
-// HTTP/2 when WithH2C is on.
+// HTTP/2 from both listeners (the HTTP one when WithH2C is on).
 func TestGRPC_Next_OverH2C(t *testing.T) {
-	conn := dialGRPC(t, serveRPC(t, newServer(t, nil, WithH2C(true))))
-	var res cosidv1.NextResponse
-	if err := conn.Invoke(t.Context(), cosidv1connect.IdServiceNextProcedure, &cosidv1.NextRequest{Name: "order", Count: 5}, &res); err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Ids) != 5 {
-		t.Fatalf("ids = %q, want 5", res.Ids)
+	for _, l := range listeners {
+		t.Run(l.name, func(t *testing.T) {
+			conn := dialGRPC(t, l.serve(t, newServer(t, nil, WithH2C(true))))
+			var res cosidv1.NextResponse
+			if err := conn.Invoke(t.Context(), cosidv1connect.IdServiceNextProcedure, &cosidv1.NextRequest{Name: "order", Count: 5}, &res); err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Ids) != 5 {
+				t.Fatalf("ids = %q, want 5", res.Ids)
+			}
+		})
 	}
 }
 
@@ -80,7 +84,13 @@ func TestGRPC_H2COff_Refused(t *testing.T) {
 // TestGRPC_Auth_MissingAndWrongToken checks the roles over gRPC: the ids token
 // does not open StoreService, nor the store token IdService.
 func TestGRPC_Auth_MissingAndWrongToken(t *testing.T) {
-	conn := dialGRPC(t, serveRPC(t, newServer(t, nil, WithH2C(true), WithRoleToken(RoleIDs, "ids-t"), WithRoleToken(RoleStore, "store-t"))))
+	for _, l := range listeners {
+		t.Run(l.name, func(t *testing.T) { checkAuth(t, l) })
+	}
+}
+
+func checkAuth(t *testing.T, l listener) {
+	conn := dialGRPC(t, l.serve(t, newServer(t, nil, WithH2C(true), WithRoleToken(RoleIDs, "ids-t"), WithRoleToken(RoleStore, "store-t"))))
 	calls := []struct {
 		name       string
 		call       func(ctx context.Context) error
@@ -117,7 +127,13 @@ func TestGRPC_Auth_MissingAndWrongToken(t *testing.T) {
 // ids of Next calls taken meanwhile never overlap, and that a stream the client
 // cancels ends.
 func TestGRPC_StreamRanges_NoDuplicates(t *testing.T) {
-	conn := dialGRPC(t, serveRPC(t, newServer(t, nil, WithH2C(true))))
+	for _, l := range listeners {
+		t.Run(l.name, func(t *testing.T) { checkStreamRanges(t, l) })
+	}
+}
+
+func checkStreamRanges(t *testing.T, l listener) {
+	conn := dialGRPC(t, l.serve(t, newServer(t, nil, WithH2C(true))))
 	type span struct{ start, end int64 }
 	var mu sync.Mutex
 	var spans []span
@@ -210,16 +226,22 @@ func TestGRPC_StreamRanges_NoDuplicates(t *testing.T) {
 // TestGRPC_HealthAndReflection checks the gRPC health service (open, serving while
 // the readiness checks pass) and reflection, which lists the services.
 func TestGRPC_HealthAndReflection(t *testing.T) {
+	for _, l := range listeners {
+		t.Run(l.name, func(t *testing.T) { checkHealthAndReflection(t, l) })
+	}
+}
+
+func checkHealthAndReflection(t *testing.T, l listener) {
 	s := newServer(t, nil, WithH2C(true), WithRoleToken(RoleIDs, "ids-t"),
 		WithReadiness("ok", func(*http.Request) error { return nil }))
-	conn := dialGRPC(t, serveRPC(t, s))
+	conn := dialGRPC(t, l.serve(t, s))
 	health := healthpb.NewHealthClient(conn)
 	res, err := health.Check(t.Context(), &healthpb.HealthCheckRequest{Service: cosidv1connect.IdServiceName})
 	if err != nil || res.Status != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health = %v, %v; want SERVING without a token", res, err)
 	}
 	down := newServer(t, nil, WithH2C(true), WithReadiness("store", func(*http.Request) error { return errors.New("down") }))
-	res, err = healthpb.NewHealthClient(dialGRPC(t, serveRPC(t, down))).Check(t.Context(), &healthpb.HealthCheckRequest{})
+	res, err = healthpb.NewHealthClient(dialGRPC(t, l.serve(t, down))).Check(t.Context(), &healthpb.HealthCheckRequest{})
 	if err != nil || res.Status != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Fatalf("health of a server not ready = %v, %v; want NOT_SERVING", res, err)
 	}
@@ -249,7 +271,10 @@ func TestGRPC_HealthAndReflection(t *testing.T) {
 	if _, err := list(t.Context()); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("reflection without a token: %v, want Unauthenticated", err)
 	}
-	names, err := list(metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer ids-t"))
+	if _, err := list(withAuth(t.Context(), "wrong")); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("reflection with a wrong token: %v, want Unauthenticated", err)
+	}
+	names, err := list(withAuth(t.Context(), "ids-t"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -17,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/metrics"
@@ -37,6 +40,7 @@ const readyzKey = ".cosid/readyz"
 type serveFlags struct {
 	config         string
 	addr           string
+	grpcAddr       string
 	tokenFile      string
 	roleTokens     map[server.Role]string // --ROLE-token-file
 	allowedHosts   []string
@@ -80,6 +84,7 @@ its Snowflake leases and closes its stores.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&f.config, "config", "c", defaultConfig, "the configuration file")
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8686", "the address to listen on")
+	fl.StringVar(&f.grpcAddr, "grpc-addr", "", "the address of a gRPC listener served by grpc-go (default serve.grpc-addr, else none)")
 	fl.StringVar(&f.tokenFile, "token-file", "", "a file holding the bearer token of every role (ids, store, admin, monitor)")
 	for _, role := range server.Roles() {
 		f.roleTokens[role] = ""
@@ -157,8 +162,17 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if err := checkExposure(f.addr, cfg.Serve, srv); err != nil {
+	grpcAddr := f.grpcAddr
+	if grpcAddr == "" {
+		grpcAddr = cfg.Serve.GRPCAddr
+	}
+	if err := checkExposure("--addr", f.addr, cfg.Serve, srv); err != nil {
 		return err
+	}
+	if grpcAddr != "" {
+		if err := checkExposure("--grpc-addr", grpcAddr, cfg.Serve, srv); err != nil {
+			return err
+		}
 	}
 	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases),
 		metrics.NewCapacityCollector(metrics.RuntimeCapacity(rt)), metrics.NewKeyCollector(srv.KeyCounts))
@@ -171,21 +185,46 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	// The gRPC listener serves the same services with grpc-go's own server, on
+	// the same certificates; it holds its own maxConns connections.
+	var gs *grpc.Server
+	var gln net.Listener
+	if grpcAddr != "" {
+		if gln, err = listen(grpcAddr, maxConns); err != nil {
+			ln.Close()
+			return fmt.Errorf("the gRPC listener (--grpc-addr, serve.grpc-addr): %w", err)
+		}
+		var gopts []grpc.ServerOption
+		if reload != nil {
+			gopts = append(gopts, grpc.Creds(credentials.NewTLS(tlsConfig(reload))))
+		}
+		gs = srv.GRPCServer(gopts...)
+	}
 	var roles []string
 	for _, role := range server.Roles() {
 		if srv.HasToken(role) {
 			roles = append(roles, role.String())
 		}
 	}
-	if !server.IsLoopback(f.addr) && reload == nil && len(roles) > 0 {
-		logger.Warn("cosid serve: the tokens go over the network in plain text: set --tls-cert and --tls-key, or put a TLS proxy in front", "addr", f.addr)
+	for _, a := range []string{f.addr, grpcAddr} {
+		if a != "" && !server.IsLoopback(a) && reload == nil && len(roles) > 0 {
+			logger.Warn("cosid serve: the tokens go over the network in plain text: set --tls-cert and --tls-key, or put a TLS proxy in front", "addr", a)
+		}
 	}
-	logger.Info("cosid serve: listening", "addr", ln.Addr().String(), "tls", reload != nil, "tokens", strings.Join(roles, ","),
-		"generators", len(cfg.Generators), "store-api", cfg.Serve.Store, "tracing", tr.Enabled())
+	attrs := []any{"addr", ln.Addr().String()}
+	if gln != nil {
+		attrs = append(attrs, "grpc-addr", gln.Addr().String())
+	}
+	logger.Info("cosid serve: listening", append(attrs, "tls", reload != nil, "tokens", strings.Join(roles, ","),
+		"generators", len(cfg.Generators), "store-api", cfg.Serve.Store, "tracing", tr.Enabled())...)
+	served := make(chan error, 2)
+	if gs != nil {
+		go func() { served <- gs.Serve(gln) }()
+		defer gs.Stop() // a listener that failed first leaves the other to stop
+	}
 	if name := cfg.Serve.Store; name != "" {
 		go logStoreID(ctx, rt, name, logger)
 	}
-	served := make(chan error, 1)
 	if reload != nil {
 		hs.TLSConfig = tlsConfig(reload)
 		go func() { served <- hs.ServeTLS(ln, "", "") }()
@@ -200,10 +239,29 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	logger.Info("cosid serve: shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	if gs != nil {
+		stopGRPC(sctx, gs)
+	}
 	if err := hs.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
+}
+
+// stopGRPC stops gs as hs.Shutdown stops hs: no new calls, the calls in flight
+// finish until ctx ends, when the rest are ended.
+func stopGRPC(ctx context.Context, gs *grpc.Server) {
+	done := make(chan struct{})
+	go func() {
+		gs.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		gs.Stop()
+		<-done
+	}
 }
 
 // shutdownTracing exports the spans not yet exported, within shutdownGrace.

@@ -81,13 +81,13 @@ func readToken(file, setting string) (string, error) {
 
 // checkExposure refuses to serve the store API without a token on an address
 // that is not loopback: anyone who reaches it could reserve, seal and lease.
-func checkExposure(addr string, cfg cosid.ServeConfig, srv *server.Server) error {
+func checkExposure(flag, addr string, cfg cosid.ServeConfig, srv *server.Server) error {
 	if server.IsLoopback(addr) || cfg.Store == "" || srv.HasToken(server.RoleStore) {
 		return nil
 	}
-	return fmt.Errorf("cosid serve: --addr %s is not a loopback address, and the store API (cosid.serve.store: %s) has no token: "+
+	return fmt.Errorf("cosid serve: %s %s is not a loopback address, and the store API (cosid.serve.store: %s) has no token: "+
 		"anyone who reaches the port could reserve, seal and lease on that store; "+
-		"set cosid.serve.tokens.store (or --store-token-file, or --token-file for every role), or bind 127.0.0.1", addr, cfg.Store)
+		"set cosid.serve.tokens.store (or --store-token-file, or --token-file for every role), or bind 127.0.0.1", flag, addr, cfg.Store)
 }
 
 // listen listens on addr, holding at most max connections at once (a further one

@@ -34,6 +34,11 @@ func TestSecurity_H1_OpenStoreAPIOffLoopbackRefused(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "cosid.serve.tokens.store") || !strings.Contains(errOut, "--token-file") {
 		t.Errorf("exit %d, stderr %q; want exit 1 saying how to set a token", code, errOut)
 	}
+	// The gRPC listener serves the store API too: the same refusal, naming its flag.
+	_, errOut, code = runCLI(t, dir, "serve", "--addr", "127.0.0.1:0", "--grpc-addr", "0.0.0.0:0")
+	if code != 1 || !strings.Contains(errOut, "--grpc-addr 0.0.0.0:0 is not a loopback address") {
+		t.Errorf("--grpc-addr 0.0.0.0:0: exit %d, stderr %q; want exit 1 naming --grpc-addr", code, errOut)
+	}
 	st := cosid.ServeConfig{Store: "db"}
 	withToken := newTestServer(t, server.WithRoleToken(server.RoleStore, "t"))
 	without := newTestServer(t)
@@ -53,7 +58,7 @@ func TestSecurity_H1_OpenStoreAPIOffLoopbackRefused(t *testing.T) {
 		{"localhost:8686", without, st, false},
 		{"[::1]:8686", without, st, false},
 	} {
-		if err := checkExposure(tt.addr, tt.serve, tt.srv); (err != nil) != tt.refused {
+		if err := checkExposure("--addr", tt.addr, tt.serve, tt.srv); (err != nil) != tt.refused {
 			t.Errorf("checkExposure(%s, store %q) = %v, want refused %v", tt.addr, tt.serve.Store, err, tt.refused)
 		}
 	}

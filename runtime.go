@@ -143,6 +143,9 @@ func (rt *Runtime) Store(ctx context.Context, name string) (store.RangeStore, er
 // Next returns the text of the next id of the generator name, as its Source
 // does: rt.Source(name, "") and its Next. A caller that asks often holds the Source.
 func (rt *Runtime) Next(ctx context.Context, name string) (string, error) {
+	if g := rt.unkeyed(name); g != nil {
+		return Source{g: g}.Next(ctx)
+	}
 	src, err := rt.Source(name, "")
 	if err != nil {
 		return "", err
@@ -153,6 +156,9 @@ func (rt *Runtime) Next(ctx context.Context, name string) (string, error) {
 // NextInt returns the next id of the generator name, as its Source does:
 // rt.Source(name, "") and its NextInt.
 func (rt *Runtime) NextInt(ctx context.Context, name string) (int64, error) {
+	if g := rt.unkeyed(name); g != nil {
+		return Source{g: g}.NextInt(ctx)
+	}
 	src, err := rt.Source(name, "")
 	if err != nil {
 		return 0, err
@@ -266,6 +272,16 @@ func (rt *Runtime) generator(name string) (*generator, error) {
 		return g, nil
 	}
 	return nil, rt.unknownGenerator(name)
+}
+
+// unkeyed returns the generator name when it is configured and not keyed, the
+// Source of Next and NextInt by name without Source's checks and their errors;
+// else nil, and Source says what is wrong.
+func (rt *Runtime) unkeyed(name string) *generator {
+	if g, err := rt.generator(name); err == nil && g.keys == nil {
+		return g
+	}
+	return nil
 }
 
 // unknownGenerator is the error of a generator name that is not configured, apart

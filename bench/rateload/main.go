@@ -67,7 +67,11 @@ func main() {
 		fmt.Printf("rate %d/s: no request succeeded (%d sent, errors %v)\n", *rate, res.sent, res.errors)
 		os.Exit(1)
 	}
-	res.print(os.Stdout, *rate)
+	asked := *rate
+	if *closed {
+		asked = 0
+	}
+	res.print(os.Stdout, asked)
 }
 
 func fail(format string, args ...any) {
@@ -88,13 +92,18 @@ type result struct {
 	errors   map[string]int // by status or error, of the requests that failed
 }
 
+// print writes r for a reader: rate is the rate asked, 0 for a closed loop.
 func (r *result) print(w *os.File, rate int) {
 	sent, due := make([]time.Duration, len(r.samples)), make([]time.Duration, len(r.samples))
 	for i, s := range r.samples {
 		sent[i], due[i] = s.fromSent, s.fromDue
 	}
 	secs := r.elapsed.Seconds()
-	fmt.Fprintf(w, "asked %d req/s  sent %.0f req/s  ok %.0f req/s  success %.4f", rate,
+	asked := fmt.Sprintf("asked %d req/s", rate)
+	if rate == 0 {
+		asked = "closed loop"
+	}
+	fmt.Fprintf(w, "%s  sent %.0f req/s  ok %.0f req/s  success %.4f", asked,
 		float64(r.sent)/secs, float64(len(r.samples))/secs, float64(len(r.samples))/float64(max(r.sent, 1)))
 	if len(r.errors) > 0 {
 		fmt.Fprintf(w, "  errors %v", r.errors)

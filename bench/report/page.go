@@ -82,6 +82,9 @@ func format(v float64, unit string) string {
 	case "bytes/key":
 		return strconv.FormatFloat(v, 'f', 0, 64) + " B"
 	case "ids/s", "calls/s":
+		if v >= 1e9 {
+			return strconv.FormatFloat(v/1e9, 'f', 1, 64) + " G " + unit
+		}
 		if v >= 1e6 {
 			return strconv.FormatFloat(v/1e6, 'f', 1, 64) + " M " + unit
 		}

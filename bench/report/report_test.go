@@ -95,6 +95,7 @@ func TestFormat_UnitsForAReader(t *testing.T) {
 		{1453, "ns/op", "1.5 µs"},
 		{28_200_200, "ns/op", "28.20 ms"},
 		{123_456_789, "ids/s", "123.5 M ids/s"},
+		{146_924_700_000, "ids/s", "146.9 G ids/s"},
 		{14585.4, "calls/s", "14,585 calls/s"},
 		{4096, "ids/ms", "4,096 ids/ms"},
 		{653, "bytes/key", "653 B"},

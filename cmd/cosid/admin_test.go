@@ -257,7 +257,7 @@ func TestAdminCommands_ThroughHTTPStore(t *testing.T) {
 		want string
 	}{
 		{[]string{"seal", "app/order"}, "sealed app/order at next value 42\n"},
-		{[]string{"keys"}, "KEY        NEXT  SEALED\napp/order  42    yes\n"},
+		{[]string{"keys", "--prefix", "app/"}, "KEY        NEXT  SEALED\napp/order  42    yes\n"}, // the server's calls wrote .cosid/store-id
 	}
 	for _, s := range steps {
 		if out, errOut, code := runCLI(t, dir, s.args...); code != 0 || out != s.want {

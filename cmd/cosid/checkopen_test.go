@@ -168,3 +168,35 @@ func TestConfigCheck_OfflineReadsNoSecretNorHostName(t *testing.T) {
 		t.Errorf("config check --open = exit %d, stderr %q; want the dsn-file read and refused", code, errOut)
 	}
 }
+
+// TestConfigCheckOpen_HTTPStoreOfTwoStoresFails checks that config check --open
+// fails when the servers of an http store's urls serve two stores, naming both.
+func TestConfigCheckOpen_HTTPStoreOfTwoStoresFails(t *testing.T) {
+	t.Parallel()
+	rt, err := cosid.Open(t.Context(), cosid.Config{Stores: map[string]cosid.StoreConfig{"mem": {Type: "memory"}}}, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var urls, ids []string
+	for range 2 {
+		st := memstore.New()
+		id, err := st.StoreID(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := server.New(rt, server.WithStore(st), server.WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		urls, ids = append(urls, hs.URL), append(ids, id)
+	}
+	dir := writeConfig(t, fmt.Sprintf("cosid:\n  stores:\n    fleet: { type: http, urls: [%q, %q], store-id: %s, timeout: 2s }\n", urls[0], urls[1], ids[0]))
+	out, errOut, code := runCLI(t, dir, "config", "check", "--open")
+	if code != 1 || !strings.Contains(errOut, urls[1]) || !strings.Contains(errOut, ids[1]) || !strings.Contains(errOut, "store-id "+ids[0]) {
+		t.Errorf("config check --open of urls on two stores: exit %d, stdout %q, stderr %q; want exit 1 naming %s, its store %s and store-id %s",
+			code, out, errOut, urls[1], ids[1], ids[0])
+	}
+}

@@ -4,17 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 )
 
 const token = "examples-t0ken"
@@ -180,50 +179,11 @@ func parseOutput(t *testing.T, out []byte) output {
 	return o
 }
 
-var (
-	buildOnce sync.Once
-	cosidBin  string
-	buildErr  error
-)
-
-// cosid builds cmd/cosid once for the tests of the package.
-func cosid(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cosid-clients-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		cosidBin = filepath.Join(dir, "cosid")
-		out, err := exec.Command("go", "build", "-o", cosidBin, "github.com/cosid-go/cosid/cmd/cosid").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{err, out}
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building cmd/cosid: %v", buildErr)
-	}
-	return cosidBin
-}
-
-type buildError struct {
-	err error
-	out []byte
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
-func (e *buildError) Unwrap() error { return e.err }
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if cosidBin != "" {
-		os.RemoveAll(filepath.Dir(cosidBin))
-	}
+	testenv.RemoveCosid()
 	os.Exit(code)
 }
-
-var listening = regexp.MustCompile(`listening" addr=(\S+)`)
 
 // startServe runs cosid serve on a loopback port with a memory store, the generator
 // order and the store API, behind token, and returns its URL once it listens.
@@ -245,52 +205,7 @@ cosid:
 	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--token-file", "token")
+	cmd := exec.Command(testenv.Cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--token-file", "token")
 	cmd.Dir = dir
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu  sync.Mutex
-		log strings.Builder
-	)
-	addr := make(chan string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			mu.Lock()
-			log.WriteString(sc.Text() + "\n")
-			mu.Unlock()
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		io.Copy(io.Discard, pipe)
-		close(addr)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-		cmd.Wait()
-	})
-	select {
-	case a, ok := <-addr:
-		if !ok {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Fatalf("cosid serve ended before it listened:\n%s", log.String())
-		}
-		return "http://" + a
-	case <-time.After(30 * time.Second):
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("cosid serve did not listen within 30s:\n%s", log.String())
-	}
-	return ""
+	return testenv.StartServe(t, cmd).URL
 }

@@ -8,10 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -49,13 +47,13 @@ func TestRangeClient_ServerKilledMidRun_NoIDTwice(t *testing.T) {
 			b := startServe(t, ns, dsn)
 			const first, then = 300, 700
 			drivers := []*driver{
-				startDriver(t, lang, interp, []string{a.url, b.url}, first, then),
-				startDriver(t, lang, interp, []string{b.url, a.url}, first, then),
+				startDriver(t, lang, interp, []string{a.URL, b.URL}, first, then),
+				startDriver(t, lang, interp, []string{b.URL, a.URL}, first, then),
 			}
 			for _, d := range drivers {
 				d.waitFor(t, "pause")
 			}
-			a.kill(t)
+			a.Kill(t)
 			for _, d := range drivers {
 				d.resume(t)
 			}
@@ -123,15 +121,15 @@ func TestRangeClient_TwoStoresNeverMixed(t *testing.T) {
 			ns := fmt.Sprintf("clients_%s_%d_%d", strings.ToLower(lang.name), os.Getpid(), time.Now().UnixNano())
 			a := startServe(t, ns, dsn)
 			b := startServeOn(t, ns, "{ type: sql, driver: sqlite, dsn: cosid.db, options: { initSchema: true } }")
-			storeA := storeIDOf(t, a.url)
-			if storeB := storeIDOf(t, b.url); storeA == "" || storeA == storeB {
+			storeA := storeIDOf(t, a.URL)
+			if storeB := storeIDOf(t, b.URL); storeA == "" || storeA == storeB {
 				t.Fatalf("the stores' identities are %q and %q; want two", storeA, storeB)
 			}
-			d := startDriver(t, lang, interp, []string{a.url, b.url}, 100, 400)
+			d := startDriver(t, lang, interp, []string{a.URL, b.URL}, 100, 400)
 			d.waitFor(t, "pause")
-			a.kill(t)
+			a.Kill(t)
 			lines := d.rest(t)
-			if len(lines) != 1 || !strings.HasPrefix(lines[0], "error ") || !strings.Contains(lines[0], b.url+": refused: its store is") ||
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "error ") || !strings.Contains(lines[0], b.URL+": refused: its store is") ||
 				!strings.Contains(lines[0], storeA) {
 				t.Errorf("after A was killed the client printed %q; want one error refusing B's store, naming A's %q", lines, storeA)
 			}
@@ -146,7 +144,7 @@ func TestRangeClient_TwoStoresNeverMixed(t *testing.T) {
 				t.Errorf("%d ids handed out; want the 100 before the kill and those of A's ranges at hand, not all 500", len(d.ids))
 			}
 
-			restarted := startDriverEnv(t, lang, interp, []string{b.url}, 1, 0, "COSID_STORE_ID="+storeA)
+			restarted := startDriverEnv(t, lang, interp, []string{b.URL}, 1, 0, "COSID_STORE_ID="+storeA)
 			lines = restarted.rest(t)
 			if len(restarted.ids) != 0 || len(lines) != 1 || !strings.Contains(lines[0], "refused: its store is") {
 				t.Errorf("a client pinned to A's store, with only B up, printed ids %v and %q; want no id and the refusal", restarted.ids, lines)
@@ -313,32 +311,17 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// server is a cosid serve process.
-type server struct {
-	url string
-	cmd *exec.Cmd
-}
-
-func (s *server) kill(t *testing.T) {
-	t.Helper()
-	if err := s.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-var listening = regexp.MustCompile(`listening" addr=(\S+)`)
-
 // startServe runs cosid serve on a loopback port with generator order on the
 // PostgreSQL store at dsn in namespace ns, behind token, and returns it once it
 // listens.
-func startServe(t *testing.T, ns, dsn string) *server {
+func startServe(t *testing.T, ns, dsn string) *testenv.Serve {
 	t.Helper()
 	return startServeOn(t, ns, fmt.Sprintf("{ type: sql, driver: pgx, dsn: %q, options: { initSchema: true } }", dsn))
 }
 
 // startServeOn is startServe on the store of the YAML db, a SQLite file of the
 // server's own directory when it names cosid.db.
-func startServeOn(t *testing.T, ns, db string) *server {
+func startServeOn(t *testing.T, ns, db string) *testenv.Serve {
 	t.Helper()
 	dir := t.TempDir()
 	config := fmt.Sprintf(`
@@ -355,86 +338,13 @@ cosid:
 	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(cosidBinary(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--token-file", "token")
+	cmd := exec.Command(testenv.Cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--token-file", "token")
 	cmd.Dir = dir
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu  sync.Mutex
-		log strings.Builder
-	)
-	addr := make(chan string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			mu.Lock()
-			log.WriteString(sc.Text() + "\n")
-			mu.Unlock()
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		io.Copy(io.Discard, pipe)
-		close(addr)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-		cmd.Wait()
-	})
-	select {
-	case a, ok := <-addr:
-		if !ok {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Fatalf("cosid serve ended before it listened:\n%s", log.String())
-		}
-		return &server{url: "http://" + a, cmd: cmd}
-	case <-time.After(60 * time.Second):
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("cosid serve did not listen within 60s:\n%s", log.String())
-	}
-	return nil
-}
-
-var (
-	buildOnce sync.Once
-	cosidBin  string
-	buildErr  error
-)
-
-// cosidBinary builds cmd/cosid once for the tests of the package.
-func cosidBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cosid-rangeclients-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		cosidBin = filepath.Join(dir, "cosid")
-		if out, err := exec.Command("go", "build", "-o", cosidBin, "github.com/cosid-go/cosid/cmd/cosid").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("%w\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building cmd/cosid: %v", buildErr)
-	}
-	return cosidBin
+	return testenv.StartServe(t, cmd)
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if cosidBin != "" {
-		os.RemoveAll(filepath.Dir(cosidBin))
-	}
+	testenv.RemoveCosid()
 	os.Exit(code)
 }

@@ -62,10 +62,12 @@ func TestConfigCheckOpen_ReservesNothing(t *testing.T) {
 	if out, _, _ := runCLI(t, dir, "next", "order"); out != "1\n" {
 		t.Errorf("after config check --open, the next order is %q; want 1", out)
 	}
-	// A store that cannot be opened: the check fails and says which and why.
+	// A store that cannot be opened: the check fails and says which and why (a
+	// folder that is not there is a setup error, not an unavailable store).
 	down := writeConfig(t, strings.Replace(billConfig, "dsn: ids.db", "dsn: no/such/dir/ids.db", 1))
 	out, errOut, code := runCLI(t, down, "config", "check", "--open")
-	if code != 1 || !regexp.MustCompile(`bill\s+db\s+no: its store failed`).MatchString(out) || !strings.Contains(errOut, `store "db" (type sql)`) {
+	if code != 1 || !regexp.MustCompile(`bill\s+db\s+no: its store failed`).MatchString(out) || !strings.Contains(errOut, `store "db" (type sql)`) ||
+		!strings.Contains(errOut, `store not set up: the folder `+filepath.Join(down, "no/such/dir")+` of the SQLite file ids.db does not exist`) {
 		t.Errorf("config check --open on a store that is down = %q (exit %d, stderr %q)", out, code, errOut)
 	}
 }

@@ -192,6 +192,11 @@ func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg co
 	s, err := newStore(ctx, db, true, timeout, cfg)
 	if err != nil {
 		db.Close()
+		if name, ok := sqliteCreates(dsn); ok && isSQLite(driver) {
+			if aerr := sqliteAccess(name); aerr != nil {
+				return nil, fmt.Errorf("%w (%w)", aerr, err)
+			}
+		}
 		return nil, err
 	}
 	return s, nil

@@ -98,6 +98,9 @@ func TestChart_RendersTheObjectsOfEachValues(t *testing.T) {
 			[]string{"PodDisruptionBudget/" + fullname, "Secret/" + fullname, "ConfigMap/" + fullname, "Service/" + fullname,
 				"Deployment/" + fullname, "ServiceMonitor/" + fullname}},
 		{"NoPDB", []string{"pdb.enabled=false"}, []string{"ConfigMap/" + fullname, "Service/" + fullname, "Deployment/" + fullname}},
+		// One replica may keep its own SQLite file (more are refused: RefusesValuesThatWouldNotRun).
+		{"SQLiteOneReplica", []string{"replicaCount=1,pdb.enabled=false,config.cosid.stores.db.driver=sqlite,config.cosid.stores.db.dsn=ids.db"},
+			[]string{"ConfigMap/" + fullname, "Service/" + fullname, "Deployment/" + fullname}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -330,6 +333,9 @@ func TestChart_RefusesValuesThatWouldNotRun(t *testing.T) {
 	}{
 		{"UnknownRole", []string{"secret.roles={ids,stor}"}, "secret.roles"},
 		{"CreatedSecretWithoutAToken", []string{"secret.create=true,secret.tokens.ids=i"}, "secret.tokens.store"},
+		{"SQLiteWithReplicas", []string{"config.cosid.stores.db.driver=sqlite,config.cosid.stores.db.dsn=ids.db"}, "config.cosid.stores.db: a SQLite store"},
+		{"MemoryWithReplicas", []string{"replicaCount=3,config.cosid.stores.db.type=memory"}, "config.cosid.stores.db: a memory store"},
+		{"NoStoreWithReplicas", []string{"config.cosid.stores=null,config.cosid.generators=null,config.cosid.serve=null"}, "config.cosid.stores: none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

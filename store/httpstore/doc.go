@@ -4,15 +4,20 @@
 // servers; the servers keep no state, so it does not matter which one a call reaches.
 //
 // A Store may know several servers (NewServers, urls: in the configuration). A call
-// goes to the server that last answered, and on to the next only when it did not
-// reach a server: no connection could be made to it (the dial failed: refused, timed
-// out, no such host), or the transport reports that it failed while getting a
-// connection, before any of the request was written (a TLS handshake). A call that
-// reached a server may have taken effect, so whatever the server answered, or if the
-// connection broke after the request went out (the outcome is unknown), the call is
-// not sent again to this or any other server: nothing is reserved twice, and the
-// generators above a store retry with backoff anyway. With one server, a call that
-// did not reach it is tried once more.
+// goes to the server that last answered, and on to the next when it did not reach a
+// server: no connection could be made to it (the dial failed: refused, timed out, no
+// such host), or the transport reports that it failed while getting a connection,
+// before any of the request was written (a TLS handshake). A call that a server
+// answered, even with an error, is not sent again to this or any other server. A
+// call that reached a server but got no answer (it timed out, or the connection
+// broke after the request went out: the server may hang, as a stopped process whose
+// kernel still accepts connections does) sends the next calls to the next server;
+// its outcome is unknown, so a Renew or Release, which would act on a lease twice, is
+// not sent again, while a Reserve or Acquire is sent once more, to the next server:
+// whatever the first server may have reserved is only a gap (S4), and a slot it may
+// have leased expires. So that a hung server leaves time for that, with several
+// servers a Reserve or Acquire gives each server its share of the timeout. With one
+// server, a call that did not reach it is tried once more.
 //
 // Several servers must serve one store, and a Store pinned to it (WithStoreID,
 // store-id: in the configuration, which several urls need) refuses the answer of a

@@ -87,9 +87,9 @@ func TestFailover_RefusedGoesToNextAndIsRemembered(t *testing.T) {
 	}
 }
 
-// TestFailover_ReachedIsNotRetried: a call that reached a server, whether it was
-// answered with an error or its connection broke after the request went out (the
-// outcome is unknown), goes to no other server.
+// TestFailover_ReachedIsNotRetried: a call that reached a server and was answered
+// with an error goes to no other server, and neither does a release (or renewal)
+// whose connection broke after the request went out (the outcome is unknown).
 func TestFailover_ReachedIsNotRetried(t *testing.T) {
 	var broken atomic.Int32
 	hangUp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -110,7 +110,7 @@ func TestFailover_ReachedIsNotRetried(t *testing.T) {
 	}{
 		{"Answered503", unavailable, first, func(err error) bool { return errors.Is(err, wire.ErrRemote) }},
 		{"AnsweredSealed", sealed, nil, func(err error) bool { return errors.Is(err, store.ErrSealed) }},
-		{"HungUpAfterTheRequest", hangUp.URL, &broken, func(err error) bool { return err != nil && !errors.Is(err, wire.ErrRemote) }},
+		{"ReleaseHungUpAfterTheRequest", hangUp.URL, &broken, func(err error) bool { return err != nil && !errors.Is(err, wire.ErrRemote) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,7 +124,11 @@ func TestFailover_ReachedIsNotRetried(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			_, err = st.Reserve(t.Context(), "k", 1, 0)
+			if strings.HasPrefix(tt.name, "Release") {
+				err = st.Release(t.Context(), someLease, 0)
+			} else {
+				_, err = st.Reserve(t.Context(), "k", 1, 0)
+			}
 			if !tt.want(err) {
 				t.Errorf("reserve: %v, want the first server's error", err)
 			}
@@ -167,14 +171,15 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestFailover_SilentTransportOnlyOnDialErrors: with a transport that reports no
-// connection events, only a dial error counts as a call that reached no server.
+// connection events, only a dial error counts as a call that reached no server; a
+// reserve whose outcome is unknown is sent once more, to the next server.
 func TestFailover_SilentTransportOnlyOnDialErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		err   error
 		calls int
 	}{
-		{"Unknown", errors.New("connection reset"), 1},
+		{"Unknown", errors.New("connection reset"), 2}, // a reserve of unknown outcome is sent once more
 		{"Dial", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("refused")}, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

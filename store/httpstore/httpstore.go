@@ -161,7 +161,11 @@ func (s *Store) call(ctx context.Context, path string, in, out any) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	return s.try(ctx, func(ctx context.Context, base string) error {
+	// A reservation or acquisition whose outcome is unknown may be made again on
+	// another server: whatever the first made is only a gap (S4), or a lease that
+	// expires. A renewal or release may not: it would act on the lease twice.
+	again := path == wire.PathReserve || path == wire.PathAcquire
+	return s.try(ctx, again, func(ctx context.Context, base string) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(body))
 		if err != nil {
 			return err
@@ -172,34 +176,74 @@ func (s *Store) call(ctx context.Context, path string, in, out any) error {
 }
 
 // try runs send on the servers in turn, from the one that last answered, until one
-// is reached (see the package's doc): each server once, or one server twice. It
-// returns the error of the server reached, or the errors of all, joined.
-func (s *Store) try(ctx context.Context, send func(ctx context.Context, base string) error) error {
+// is reached (see the package's doc): each server once, or one server twice. A
+// call that reached a server but got no answer (a timeout, a broken connection)
+// sends the next calls to the next server; with again, it is also sent once more,
+// to the next server, and each server of the first pass gets its share of what is
+// left of ctx, so that a server that hangs leaves time for the next. It returns the
+// error of the server reached, or the errors of all, joined.
+func (s *Store) try(ctx context.Context, again bool, send func(ctx context.Context, base string) error) error {
 	if s.closed.Load() {
 		return store.ErrClosed
 	}
 	n := len(s.bases)
 	first := int(s.pref.Load())
 	var errs []error
+	retried := false
 	for attempt := range max(n, 2) {
 		i := (first + attempt) % n
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if deadline, ok := ctx.Deadline(); ok && again && n > 1 && attempt < n-1 {
+			actx, cancel = context.WithTimeout(ctx, time.Until(deadline)/time.Duration(n-attempt))
+		}
 		var w watch
-		err := send(httptrace.WithClientTrace(ctx, w.trace()), s.bases[i])
+		err := send(httptrace.WithClientTrace(actx, w.trace()), s.bases[i])
+		cancel()
+		if err != nil && n > 1 && noAnswer(err) && !w.unreached(err) {
+			// The server may hang: the next calls start at the next one.
+			s.pref.CompareAndSwap(int32(first), int32((i+1)%n))
+			if again && !retried && ctx.Err() == nil {
+				retried = true
+				errs = append(errs, err)
+				continue
+			}
+			return joinErrs(append(errs, err))
+		}
 		if err == nil || !(w.unreached(err) || isWrongStore(err)) {
 			if i != first {
 				s.pref.CompareAndSwap(int32(first), int32(i))
 			}
-			return err
+			if err == nil {
+				return nil
+			}
+			return joinErrs(append(errs, err))
 		}
 		errs = append(errs, err)
 		if ctx.Err() != nil {
 			break
 		}
 	}
+	return joinErrs(errs)
+}
+
+// joinErrs is errs joined, or the one error alone.
+func joinErrs(errs []error) error {
 	if len(errs) == 1 {
 		return errs[0]
 	}
 	return errors.Join(errs...)
+}
+
+// unanswered is the error of a call that got no answer: the transport failed, or
+// the answer broke off. Whether the call took effect is unknown.
+type unanswered struct{ error }
+
+func (e unanswered) Unwrap() error { return e.error }
+
+// noAnswer reports whether err is a call's that got no answer.
+func noAnswer(err error) bool {
+	var u unanswered
+	return errors.As(err, &u)
 }
 
 // watch follows one request through the transport, to tell a call that never had a
@@ -236,7 +280,7 @@ func (s *Store) do(req *http.Request, base, path string, out any) error {
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return err
+		return unanswered{err}
 	}
 	defer resp.Body.Close()
 	if err := s.checkStore(base, resp.Header); err != nil {
@@ -244,7 +288,7 @@ func (s *Store) do(req *http.Request, base, path string, out any) error {
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
-		return fmt.Errorf("%s: reading the answer: %w", base, err)
+		return unanswered{fmt.Errorf("%s: reading the answer: %w", base, err)}
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		return fmt.Errorf("%s: %w: %d, a redirect to %q, which httpstore does not follow (its token would go along): set the server's URL itself",

@@ -69,7 +69,7 @@ func (s *Store) StoreID(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	var id string
-	err := s.try(ctx, func(ctx context.Context, base string) (err error) {
+	err := s.try(ctx, true, func(ctx context.Context, base string) (err error) {
 		id, err = s.ping(ctx, base)
 		return err
 	})

@@ -35,3 +35,18 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{ . }}
 {{- end }}
 {{- end -}}
+
+{{/* cosid.checkStores refuses a store of one pod's own (a SQLite file, memory, or no store: the embedded SQLite default) under more than one replica: each pod would hand out the same ids. */}}
+{{- define "cosid.checkStores" -}}
+{{- if gt (int .Values.replicaCount) 1 }}
+{{- $stores := (.Values.config.cosid | default dict).stores | default dict }}
+{{- if not $stores }}
+{{- fail (printf "config.cosid.stores: none, so each of the %d replicas would use an embedded SQLite file of its own and hand out the same ids: configure a shared store (PostgreSQL, MySQL, Redis, …), or set replicaCount: 1" (int .Values.replicaCount)) }}
+{{- end }}
+{{- range $name, $st := $stores }}
+{{- if or (eq (toString $st.type) "memory") (and (eq (toString $st.type) "sql") (eq (toString $st.driver) "sqlite")) }}
+{{- fail (printf "config.cosid.stores.%s: a %s store is one pod's own, so each of the %d replicas would hand out the same ids: use a shared store (PostgreSQL, MySQL, Redis, …), or set replicaCount: 1" $name (ternary "SQLite" "memory" (eq (toString $st.type) "sql")) (int $.Values.replicaCount)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,18 +58,30 @@ func existingStore(cfg cosid.Config, sc cosid.StoreConfig, a access) (cosid.Stor
 		dsn = strings.TrimSpace(string(b))
 		delete(settings, "dsn-file")
 	}
-	name, query := sqliteName(dsn)
-	if name == "" || strings.HasPrefix(name, ":memory:") || strings.Contains(query, "mode=memory") {
-		return sc, nil
-	}
-	path, err := filepath.Abs(inDir(cfg.Dir, name))
+	dsn, err := existingSQLite(cfg.Dir, dsn, a, "this command reads a store and creates none: run it where the store is, or point --config or --dsn at it")
 	if err != nil {
 		return sc, err
 	}
+	settings["dsn"] = dsn
+	return sc, nil
+}
+
+// existingSQLite returns dsn, a SQLite DSN read from dir, as the DSN that opens its
+// file without creating it: read-only (readOnly) or read-write (mustExist). A file
+// that does not exist is an error naming its absolute path, then hint.
+func existingSQLite(dir, dsn string, a access, hint string) (string, error) {
+	name, query := sqliteName(dsn)
+	if name == "" || strings.HasPrefix(name, ":memory:") || strings.Contains(query, "mode=memory") {
+		return dsn, nil
+	}
+	path, err := filepath.Abs(inDir(dir, name))
+	if err != nil {
+		return "", err
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return sc, fmt.Errorf("the SQLite file %s does not exist; this command reads a store and creates none: run it where the store is, or point --config or --dsn at it", path)
+		return "", fmt.Errorf("the SQLite file %s does not exist; %s", path, hint)
 	} else if err != nil {
-		return sc, fmt.Errorf("the SQLite file %s: %w", path, err)
+		return "", fmt.Errorf("the SQLite file %s: %w", path, err)
 	}
 	mode := "mode=rw"
 	if a == readOnly {
@@ -80,8 +93,7 @@ func existingStore(cfg cosid.Config, sc cosid.StoreConfig, a access) (cosid.Stor
 			params = append(params, p)
 		}
 	}
-	settings["dsn"] = "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + strings.Join(params, "&")
-	return sc, nil
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + strings.Join(params, "&"), nil
 }
 
 // sqliteName splits a modernc.org/sqlite DSN into its file name and its query.
@@ -109,4 +121,17 @@ func inDir(dir, name string) string {
 		return name
 	}
 	return filepath.Join(dir, name)
+}
+
+// openSource opens the database of the system a migration reads (--from-dsn), which it
+// only reads: a SQLite file must exist, and is opened read-only, so that a mistyped
+// --from-dsn is an error naming the file, not a new empty database read as empty.
+func openSource(driver, dsn string) (*sql.DB, error) {
+	if driver == "sqlite" {
+		var err error
+		if dsn, err = existingSQLite("", dsn, readOnly, "--from-dsn names the database of the system to migrate from, which migrate only reads"); err != nil {
+			return nil, err
+		}
+	}
+	return sql.Open(driver, dsn)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -157,7 +156,7 @@ func (m *migration) fromSQL(ctx context.Context, f adminFlags, table, machineTab
 			return err
 		}
 	}
-	db, err := sql.Open(driver, f.dsn)
+	db, err := openSource(driver, f.dsn)
 	if err != nil {
 		return fmt.Errorf("4.x database: %w", err)
 	}

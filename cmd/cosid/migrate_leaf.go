@@ -84,7 +84,7 @@ func (f *fromTableFlags) run(cmd *cobra.Command, system string, read func(ctx co
 			return fmt.Errorf("--from-dsn: %w", err)
 		}
 	}
-	db, err := sql.Open(driver, f.dsn)
+	db, err := openSource(driver, f.dsn)
 	if err != nil {
 		return fmt.Errorf("%s database: %w", system, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,6 +193,10 @@ func TestMigrateFromLeafAndTinyid_BadInput(t *testing.T) {
     plain: { strategy: segment, store: db }
     keyed: { strategy: segment, store: db, keyed: true }
 `)
+	// x.db is an empty database; missing.db is none, and stays none.
+	if err := os.WriteFile(filepath.Join(dir, "x.db"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args    []string
 		mention string
@@ -201,6 +206,7 @@ func TestMigrateFromLeafAndTinyid_BadInput(t *testing.T) {
 		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "nope"}, `--generator: cosid: unknown generator "nope"; configured: keyed, plain`},
 		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "plain"}, "want a keyed segment generator"},
 		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "keyed", "--table", "t; drop table x"}, "want a table name"},
+		{[]string{"--from-dsn", "missing.db", "--from-driver", "sqlite", "--generator", "keyed"}, "missing.db does not exist"},
 		{[]string{"--from-dsn", "x.db", "--from-driver", "sqlite", "--generator", "keyed", "--table", "nope"}, "table nope"},
 	}
 	for _, cmd := range []string{"from-leaf", "from-tinyid"} {
@@ -212,6 +218,9 @@ func TestMigrateFromLeafAndTinyid_BadInput(t *testing.T) {
 				}
 			})
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing.db")); err == nil {
+		t.Errorf("a migration from a missing SQLite file created it")
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -325,6 +327,10 @@ func TestMigrateFrom4x_RefusesKeysBothIssued(t *testing.T) {
 
 func TestMigrateFrom4x_BadInput(t *testing.T) {
 	dir := writeConfig(t, billConfig)
+	// x.db is an empty database; missing.db is none, and stays none.
+	if err := os.WriteFile(filepath.Join(dir, "x.db"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args    []string
 		mention string
@@ -332,6 +338,7 @@ func TestMigrateFrom4x_BadInput(t *testing.T) {
 		{[]string{}, "name a 4.x source: --from-dsn (the JDBC table) or --redis"},
 		{[]string{"--driver", "pgx", "--redis", "x:1"}, "--driver needs --from-dsn"},
 		{[]string{"--from-dsn", "x.db", "--driver", "sqlite", "--table", "cosid; drop table x"}, "want a table name"},
+		{[]string{"--from-dsn", "missing.db", "--driver", "sqlite"}, "missing.db does not exist; --from-dsn names the database of the system to migrate from"},
 		{[]string{"--from-dsn", "x.db", "--driver", "sqlite", "--table", "nope"}, "4.x table nope"},
 		{[]string{"--from-dsn", "x.db", "--driver", "sqlite", "--store", "nope"}, `--store "nope"`},
 		// --dsn is the old name of --from-dsn: it still names the source, and warns.

@@ -1,10 +1,12 @@
 package cosid
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -34,6 +36,20 @@ type Config struct {
 	// the same files whatever the working directory (a service manager starts in /).
 	// Empty means the working directory.
 	Dir string `yaml:"-"`
+
+	src     *configSource // where the YAML came from, for the place of its errors; nil if built in Go
+	offline bool          // Offline: Validate and CheckStore read no file and no host name
+}
+
+// Offline returns c for a check off the machine it describes: its Validate and
+// CheckStore read no file that a store's settings name (dsn-file, password-file,
+// token-file, the TLS files) and take machine-id: from-hostname as written, without
+// the host name, so that a CI job can check a configuration made for a cluster
+// (cosid config check without --open). They check all the rest. Open, Load and
+// OpenStore read and resolve everything, whatever c is.
+func (c Config) Offline() Config {
+	c.offline = true
+	return c
 }
 
 // ServeConfig is the cosid.serve section:
@@ -69,6 +85,29 @@ type ServeConfig struct {
 	// empty serves none. Connect, gRPC-Web and the HTTP API stay on the HTTP
 	// listener (docs/server.md, "The gRPC listener").
 	GRPCAddr string `yaml:"grpc-addr"`
+	// Leaf serves Meituan Leaf's routes, and Tinyid Didi tinyid's, from generators
+	// of this configuration (docs/moving-from-leaf.md).
+	Leaf   ServeLeaf   `yaml:"leaf"`
+	Tinyid ServeTinyid `yaml:"tinyid"`
+}
+
+// ServeLeaf is cosid.serve.leaf: the generators of Leaf's routes.
+//
+//	serve: { leaf: { segment: leaf, snowflake: event } }
+type ServeLeaf struct {
+	// Segment is a keyed segment generator: /api/segment/get/{key} serves its key.
+	Segment string `yaml:"segment"`
+	// Snowflake is a snowflake generator: /api/snowflake/get/{key} serves it.
+	Snowflake string `yaml:"snowflake"`
+}
+
+// ServeTinyid is cosid.serve.tinyid: the generator of tinyid's routes.
+//
+//	serve: { tinyid: { template: tinyid } }
+type ServeTinyid struct {
+	// Template is a keyed segment generator: /tinyid/id/nextId?bizType=K serves
+	// its key K.
+	Template string `yaml:"template"`
 }
 
 // ServeTokens is cosid.serve.tokens: for each role, the file of its token.
@@ -294,8 +333,9 @@ func ReadConfig(path string) (Config, error) {
 	}
 	cfg, err := parseConfig(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("cosid: %w: %s: %w", ErrConfig, path, err)
+		return Config{}, fmt.Errorf("cosid: %w: %w", ErrConfig, parseErr(path, err))
 	}
+	cfg.src.file = path
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cosid: %s: %w", path, err)
@@ -305,13 +345,33 @@ func ReadConfig(path string) (Config, error) {
 }
 
 // ParseConfig decodes a configuration from YAML text. Its errors wrap ErrConfig and
-// name the YAML path.
+// name the line and the YAML path. It does not validate: Validate and Open do.
 func ParseConfig(data []byte) (Config, error) {
 	cfg, err := parseConfig(data)
 	if err != nil {
-		return Config{}, configErr(err)
+		return Config{}, fmt.Errorf("cosid: %w: %w", ErrConfig, parseErr("", err))
 	}
 	return cfg, nil
+}
+
+// yamlLine is the place in the YAML library's syntax errors.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// parseErr puts err, an error of parseConfig, in the one format of configuration
+// errors, at file (or "" for text not read from a file).
+func parseErr(file string, err error) error {
+	var at *strictyaml.Error
+	if errors.As(err, &at) {
+		located := *at
+		located.File = file
+		return &located
+	}
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &strictyaml.Error{File: file, Line: line, Msg: "yaml: " + msg[len(m[0]):], Err: err}
+	}
+	return &strictyaml.Error{File: file, Msg: msg, Err: err}
 }
 
 func parseConfig(data []byte) (Config, error) {
@@ -333,7 +393,9 @@ func parseConfig(data []byte) (Config, error) {
 	if err := strictyaml.Decode(f.Cosid, "cosid", &raw); err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Serve: raw.Serve, Stores: map[string]StoreConfig{}}
+	cfg := Config{Namespace: raw.Namespace, Generators: raw.Generators, Serve: raw.Serve, Stores: map[string]StoreConfig{},
+		src: &configSource{lines: map[string]int{}}}
+	strictyaml.Lines(root, "", cfg.src.lines)
 	for name, node := range raw.Stores {
 		sc, err := splitStore(&node, strictyaml.Join("cosid.stores", name))
 		if err != nil {

@@ -2,6 +2,8 @@ package cosid_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,11 +47,12 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"StoreTypeList", "cosid: {stores: {db: {type: [sql]}}}\n", "cosid.stores.db.type: want a store type"},
 		{"GeneratorsList", "cosid:\n" + memStore + "  generators: [order]\n", "cosid.generators: want a mapping"},
 		{"MissingStrategy", gen("    order: {store: mem}\n"), "cosid.generators.order.strategy: missing; want one of: segment, periodic-segment, snowflake"},
-		{"UnknownStrategy", gen("    order: {strategy: segmnet, store: mem}\n"), `cosid.generators.order.strategy: unknown strategy "segmnet"; want one of: segment, periodic-segment, snowflake`},
+		{"UnknownStrategy", gen("    order: {strategy: segmnet, store: mem}\n"), `cosid.generators.order.strategy: unknown strategy "segmnet"; did you mean segment? want one of: segment, periodic-segment, snowflake`},
 		{"UnknownGeneratorKey", gen("    order: {strategy: segment, store: mem, stpe: 10}\n"), "cosid.generators.order.stpe: unknown key; did you mean step? want one of: codec, epoch,"},
 		{"DuplicateGenerator", gen("    order: {strategy: segment, store: mem}\n    order: {strategy: segment, store: mem}\n"), "cosid.generators.order: defined twice"},
 		{"MissingStore", gen("    order: {strategy: segment}\n"), "cosid.generators.order.store: missing; want one of the configured stores: mem"},
 		{"UnknownStore", gen("    order: {strategy: segment, store: db}\n"), `cosid.generators.order.store: no store "db"; want one of: mem`},
+		{"StoreMisspelt", gen("    order: {strategy: segment, store: mme}\n"), `cosid.generators.order.store: no store "mme"; did you mean mem? want one of: mem`},
 		{"StepZero", gen("    order: {strategy: segment, store: mem, step: 0}\n"), "cosid.generators.order.step: step is 0, want ≥ 1"},
 		{"StepNotANumber", gen("    order: {strategy: segment, store: mem, step: ten}\n"), `cosid.generators.order.step: "ten" is not an integer`},
 		{"InitialOffsetNegative", gen("    order: {strategy: segment, store: mem, initial-offset: -1}\n"), "cosid.generators.order.initial-offset: initial-offset is -1, want ≥ 0"},
@@ -61,12 +64,12 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"DaysAreNotADuration", gen("    order: {strategy: segment, store: mem, range-ttl: 1d}\n"), `cosid.generators.order.range-ttl: "1d" is not a duration`},
 		{"PeriodOnSegment", gen("    order: {strategy: segment, store: mem, period: YEAR}\n"), "cosid.generators.order.period: not a setting of strategy segment; it takes: store, step,"},
 		{"PeriodMissing", gen("    bill: {strategy: periodic-segment, store: mem, zone: UTC}\n"), "cosid.generators.bill.period: missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY"},
-		{"PeriodUnknown", gen("    bill: {strategy: periodic-segment, store: mem, zone: UTC, period: DAY}\n"), `cosid.generators.bill.period: "DAY" is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY`},
+		{"PeriodUnknown", gen("    bill: {strategy: periodic-segment, store: mem, zone: UTC, period: DAY}\n"), `cosid.generators.bill.period: "DAY" is not a period; want one of: YEAR, YEAR_MONTH, YEAR_MONTH_DAY`},
 		{"ZoneMissing", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR}\n"), "cosid.generators.bill.zone: missing; the zone is explicit"},
 		{"ZoneLocal", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: Local}\n"), `cosid.generators.bill.zone: "Local" depends on the host's settings; want an IANA name`},
 		{"FriendlyZoneLocal", gen("    ev:\n      strategy: snowflake\n      machine-id: 1\n      codec: [{friendly: {zone: Local}}]\n"), `cosid.generators.ev.codec[0].friendly.zone: "Local" depends on the host's settings`},
 		{"FriendlyZoneThatChangesItsOffset", gen("    ev:\n      strategy: snowflake\n      machine-id: 1\n      codec: [{friendly: {zone: Europe/Berlin}}]\n"), `cosid.generators.ev.codec[0].friendly.zone: Europe/Berlin changes its offset on`},
-		{"PeriodLowercase", gen("    bill: {strategy: periodic-segment, store: mem, period: year_month, zone: UTC}\n"), `cosid.generators.bill.period: "year_month" is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY`},
+		{"PeriodLowercase", gen("    bill: {strategy: periodic-segment, store: mem, period: year_month, zone: UTC}\n"), `cosid.generators.bill.period: "year_month" is not a period; did you mean YEAR_MONTH? want one of: YEAR, YEAR_MONTH, YEAR_MONTH_DAY`},
 		{"ZoneUnknown", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: Asia/Shanghia}\n"), `cosid.generators.bill.zone: "Asia/Shanghia" is not a known time zone`},
 		{"PrewarmNegative", gen("    bill: {strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, prewarm: -1m}\n"), "cosid.generators.bill.prewarm: prewarm is -1m0s, want ≥ 0"},
 		{"CodecTwoKinds", gen("    order:\n      strategy: segment\n      store: mem\n      codec: [{radix: {radix: 62}, prefix: {value: A}}]\n"), "cosid.generators.order.codec[0]: want exactly one item"},
@@ -93,7 +96,7 @@ func TestConfig_BadConfigsNameThePath(t *testing.T) {
 		{"SnowflakeMachineIDAndStore", gen("    event: {strategy: snowflake, store: mem, machine-id: 3}\n"), "cosid.generators.event.machine-id: a fixed machine id takes no store"},
 		{"SnowflakeMachineIDTooBig", gen("    event: {strategy: snowflake, machine-id: 5000}\n"), "cosid.generators.event.machine-id:"},
 		{"SnowflakeWithoutStore", gen("    event: {strategy: snowflake}\n"), "cosid.generators.event.store: missing; want one of the configured stores: mem (or set machine-id)"},
-		{"GeneratorKeyTooLong", gen("    " + strings.Repeat("g", 255) + ": {strategy: segment, store: mem}\n"), "cosid.generators." + strings.Repeat("g", 255) + ": the generator's key: invalid argument: key"},
+		{"GeneratorKeyTooLong", gen("    " + strings.Repeat("g", 255) + ": {strategy: segment, store: mem}\n"), "cosid.generators." + strings.Repeat("g", 255) + ": the generator's key: key "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +124,7 @@ func TestConfig_ServeNamesALeaseStore(t *testing.T) {
 	tests := []struct{ name, serve, want string }{
 		{"Ok", "{store: mem}", ""},
 		{"NoStore", "{store: db}", `cosid.serve.store: no store "db"; want one of: mem`},
-		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; did you mean store? want one of: allowed-hosts, cosid4x, grpc-addr, h2c, limits, max-connections, store, tokens"},
+		{"UnknownKey", "{stroe: mem}", "cosid.serve.stroe: unknown key; did you mean store? want one of: allowed-hosts, cosid4x, grpc-addr, h2c, leaf, limits, max-connections, store, tinyid, tokens"},
 		{"NotAMapping", "mem", "cosid.serve: want a mapping"},
 		{"Cosid4xAndLimits", "{store: mem, cosid4x: true, limits: {max-reserve: 5, max-slots: 1024, max-lease-ttl: 1m}}", ""},
 		{"Cosid4xWithoutStore", "{cosid4x: true}", "cosid.serve.cosid4x: the 4.x API serves the store of cosid.serve.store"},
@@ -162,5 +165,73 @@ func TestConfig_EpochAsAPlainDate(t *testing.T) {
 	rt := mustOpen(t, "cosid:\n  generators:\n    ev: {strategy: snowflake, machine-id: 1, epoch: 2020-01-01}\n")
 	if _, err := rt.Next(t.Context(), "ev"); err != nil {
 		t.Errorf("Next: %v", err)
+	}
+}
+
+// TestReadConfig_ErrorsSayFileLineAndPath checks the one format of every
+// configuration error, whichever check finds it (the decoder, a generator's, a
+// store type's, the serve section's): FILE:LINE: yaml.path: what is wrong; what is
+// allowed, with a "did you mean" for a misspelt value as for a key, and no
+// "invalid argument:" inside.
+func TestReadConfig_ErrorsSayFileLineAndPath(t *testing.T) {
+	head := "cosid:\n  stores:\n    db: {type: memory}\n  generators:\n"
+	tests := []struct{ name, yaml, want string }{
+		{"UnknownKey", head + "    o:\n      strategy: segment\n      stpe: 10\n", "c.yaml:7: cosid.generators.o.stpe: unknown key; did you mean step? want one of: "},
+		{"Strategy", head + "    o:\n      store: db\n      strategy: segmnt\n", `c.yaml:7: cosid.generators.o.strategy: unknown strategy "segmnt"; did you mean segment? want one of: segment, `},
+		{"MissingStrategy", head + "    o:\n      store: db\n", "c.yaml:5: cosid.generators.o.strategy: missing; want one of: segment, "},
+		{"StoreName", head + "    o:\n      strategy: segment\n      store: dbb\n", `c.yaml:7: cosid.generators.o.store: no store "dbb"; did you mean db? want one of: db`},
+		{"Period", head + "    b:\n      strategy: periodic-segment\n      store: db\n      zone: UTC\n      period: YEAR_MONTH_DY\n", `c.yaml:9: cosid.generators.b.period: "YEAR_MONTH_DY" is not a period; did you mean YEAR_MONTH_DAY? want one of: YEAR, YEAR_MONTH, YEAR_MONTH_DAY`},
+		{"SettingOfAnotherStrategy", head + "    o:\n      strategy: segment\n      store: db\n      period: YEAR\n", "c.yaml:8: cosid.generators.o.period: not a setting of strategy segment; it takes: "},
+		{"MachineID", head + "    e:\n      strategy: snowflake\n      machine-id: one\n", `c.yaml:7: cosid.generators.e.machine-id: "one" is not a machine id; want a number ≥ 0 or from-hostname`},
+		{"StoreDuration", "cosid:\n  stores:\n    db: {type: sql, driver: sqlite, dsn: c.db,\n         timeout: 2d}\n", `c.yaml:4: cosid.stores.db.timeout: "2d" is not a duration; write one like "500ms", "2s", "48h"`},
+		{"StoreSetting", "cosid:\n  stores:\n    db:\n      type: sql\n      driver: sqlite3x\n      dsn: c.db\n", `c.yaml:5: cosid.stores.db.driver: `},
+		{"StoreType", "cosid:\n  stores:\n    db:\n      type: sqll\n", `c.yaml:4: cosid.stores.db.type: unknown store type "sqll"`},
+		{"ServeStore", "cosid:\n  stores:\n    db: {type: memory}\n  serve:\n    store: dbb\n", `c.yaml:5: cosid.serve.store: no store "dbb"; did you mean db? want one of: db`},
+		{"Namespace", "cosid:\n  namespace: \"\\0\"\n", "c.yaml:2: cosid.namespace: key "},
+		{"NotYAML", "cosid:\n\tstores: {}\n", "c.yaml:2: yaml: found character that cannot start any token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.yaml")
+			if err := os.WriteFile(path, []byte(tc.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(filepath.Dir(path)) // the file as a user names it: c.yaml
+			cfg, err := cosid.ReadConfig("c.yaml")
+			if err == nil {
+				err = cfg.Validate()
+			}
+			if !errors.Is(err, cosid.ErrConfig) {
+				t.Fatalf("error %v, want one wrapping ErrConfig", err)
+			}
+			msg := strings.TrimPrefix(err.Error(), "cosid: invalid configuration: ")
+			if !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("error:\n  %v\nwant, after its prefix:\n  %s…", err, tc.want)
+			}
+			if strings.Contains(msg, "invalid argument") {
+				t.Errorf("error %q says invalid argument inside", err)
+			}
+		})
+	}
+}
+
+// TestRuntime_UnknownGeneratorSaysDidYouMean checks the one wording of an unknown
+// generator or store: the name, a "did you mean" for a slip, what is configured.
+func TestRuntime_UnknownGeneratorSaysDidYouMean(t *testing.T) {
+	rt, err := openYAML(t, "cosid:\n"+memStore+"  generators:\n    bill: {strategy: segment, store: mem}\n    order: {strategy: segment, store: mem}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rt.Next(t.Context(), "bil")
+	if want := `cosid: unknown generator "bil"; did you mean bill? configured: bill, order`; !errors.Is(err, cosid.ErrUnknownGenerator) || err.Error() != want {
+		t.Errorf("Next(bil) = %v, want %q", err, want)
+	}
+	_, err = rt.Next(t.Context(), "invoice")
+	if want := `cosid: unknown generator "invoice"; configured: bill, order`; err == nil || err.Error() != want {
+		t.Errorf("Next(invoice) = %v, want %q", err, want)
+	}
+	_, err = rt.Store(t.Context(), "men")
+	if want := `cosid: unknown store "men"; did you mean mem? configured: mem`; !errors.Is(err, cosid.ErrUnknownStore) || err.Error() != want {
+		t.Errorf("Store(men) = %v, want %q", err, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cosid-go/cosid/codec"
+	"github.com/cosid-go/cosid/internal/strictyaml"
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
@@ -44,7 +45,7 @@ func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (
 		return nil, p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
 	}
 	if s.period, err = segment.ParsePeriod(gc.Period); err != nil || gc.Period != strings.ToUpper(gc.Period) {
-		return nil, p.errorf("period", "%q is not a period; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY", gc.Period)
+		return nil, p.errorf("period", "%q is not a period; %s", gc.Period, strictyaml.OneOf(gc.Period, []string{"YEAR", "YEAR_MONTH", "YEAR_MONTH_DAY"}))
 	}
 	if gc.Zone == "" {
 		return nil, p.errorf("zone", "missing; the zone is explicit: want an IANA time zone such as Asia/Shanghai or UTC")
@@ -74,7 +75,9 @@ func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (
 func (s *periodicPlan) keySuffix() int { return len("/20261027") }
 
 func (s *periodicPlan) build(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
-	return s.buildKey(p, st, p.key, rt.segmentOptions(p))
+	// Every period reports at the generator's key: a metric series a period would
+	// add one set a day (or month) to an observer's, and keep the old ones.
+	return s.buildKey(p, st, p.key, append(rt.segmentOptions(p), segment.WithObserverKey(p.key)))
 }
 
 // buildKey builds the periodic-segment generator of p at the store key storeKey.

@@ -58,7 +58,7 @@ func takeEach(ctx context.Context, g *generator, n int64) ([]string, error) {
 	for range n {
 		text, err := g.next(ctx)
 		if err != nil {
-			return nil, err
+			return texts, err
 		}
 		texts = append(texts, text)
 	}

@@ -2,7 +2,9 @@ package cosid
 
 import (
 	"fmt"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cosid-go/cosid/store"
 )
@@ -35,10 +37,24 @@ func CheckKey(key string) error {
 	}
 	for i := range len(key) {
 		if !keyByte(key[i]) {
-			return fmt.Errorf("%w: the key %q has %q at byte %d; want %s", ErrInvalidKey, key, key[i], i, keyAllowed)
+			return fmt.Errorf("%w: the key %q has %s at byte %d; want %s", ErrInvalidKey, key, describeChar(key[i:]), i, keyAllowed)
 		}
 	}
 	return nil
+}
+
+// describeChar names the character that s starts with: 'é' (U+00E9) for a
+// character past ASCII, whose first byte alone would read as another ('Ã'), and
+// the byte for one that is not UTF-8.
+func describeChar(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	switch {
+	case r == utf8.RuneError && size <= 1:
+		return fmt.Sprintf("byte 0x%02X, which is not UTF-8,", s[0])
+	case r >= utf8.RuneSelf:
+		return fmt.Sprintf("%q (U+%04X)", r, r)
+	}
+	return strconv.QuoteRune(r)
 }
 
 func keyByte(c byte) bool {

@@ -34,16 +34,19 @@ func checkMachine(p *plan, gc GeneratorConfig, stores map[string]StoreConfig, l 
 		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
 			return m, p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
 		}
-		id, err := machineID(*gc.MachineID)
-		if err != nil {
-			return m, p.errorf("machine-id", "%v", err)
-		}
-		if limit := 1 << l.MachineBits; id < 0 || id >= limit {
-			from := ""
-			if *gc.MachineID == MachineIDFromHostname {
-				from = " (the host name's ordinal)"
+		id := 0 // offline, from-hostname is the host's to say, when the generator is opened
+		if !p.offline || *gc.MachineID != MachineIDFromHostname {
+			var err error
+			if id, err = machineID(*gc.MachineID); err != nil {
+				return m, p.errorf("machine-id", "%v", err)
 			}
-			return m, p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %s", id, from, limit-1, plural(l.MachineBits, "machine bit"))
+			if limit := 1 << l.MachineBits; id < 0 || id >= limit {
+				from := ""
+				if *gc.MachineID == MachineIDFromHostname {
+					from = " (the host name's ordinal)"
+				}
+				return m, p.errorf("machine-id", "%d%s is not in 0–%d, the machines of %s", id, from, limit-1, plural(l.MachineBits, "machine bit"))
+			}
 		}
 		m.fixed = &id
 		if gc.StateFile != "" {

@@ -83,3 +83,30 @@ func TestRuntime_LayoutAndPeriodAsConfigured(t *testing.T) {
 		t.Error("Period built the generator")
 	}
 }
+
+// TestWithSegmentOptions_PeriodicReportsAtItsGeneratorsKey: a periodic generator
+// reports its events at its own key (app/bill), as a keyed template does, not at
+// the key of each period (app/bill/20261207), which made a daily generator add a
+// set of metric series every day and keep the old days' ones.
+func TestWithSegmentOptions_PeriodicReportsAtItsGeneratorsKey(t *testing.T) {
+	obs := &recordingObserver{keys: map[string]bool{}}
+	cfg, err := cosid.ParseConfig([]byte(memConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil), cosid.WithSegmentOptions(func(string, string) []segment.Option {
+		return []segment.Option{segment.WithObserver(obs)}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if _, err := rt.Next(t.Context(), "bill"); err != nil {
+		t.Fatal(err)
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if len(obs.keys) != 1 || !obs.keys["app/bill"] {
+		t.Errorf("the observer saw the keys %v, want app/bill alone", obs.keys)
+	}
+}

@@ -21,6 +21,7 @@ import (
 type plan struct {
 	name, path, key string
 	dir             string       // the configuration's Dir: relative file names are read from it
+	offline         bool         // checked by Config.Offline: no host name is resolved
 	def             *strategyDef // its strategy
 	impl            strategyPlan // its strategy's settings, checked
 	store           string
@@ -42,14 +43,20 @@ func (c Config) Validate() error {
 	return err
 }
 
-// check validates c and returns the plans of its generators, sorted by name.
+// check validates c and returns the plans of its generators, sorted by name. Its
+// error is at its place in c's file (locate).
 func (c Config) check() ([]*plan, error) {
+	plans, err := c.checkAll()
+	return plans, c.locate(err)
+}
+
+func (c Config) checkAll() ([]*plan, error) {
 	if err := store.CheckKey(c.namespace()); err != nil {
 		return nil, configErr(fmt.Errorf("cosid.namespace: %w", err))
 	}
 	facts := map[string]store.Facts{} // what each store's type tells of its settings
 	for _, name := range sortedKeys(c.Stores) {
-		f, err := checkStore(name, c.Stores[name], c.Dir)
+		f, err := checkStore(name, c.Stores[name], c.Dir, c.offline)
 		if err != nil {
 			return nil, err
 		}
@@ -81,9 +88,12 @@ func (c Config) check() ([]*plan, error) {
 	if err := c.Serve.check(); err != nil {
 		return nil, configErr(err)
 	}
+	if err := c.Serve.checkCompat(c.Generators); err != nil {
+		return nil, configErr(err)
+	}
 	if s := c.Serve.Store; s != "" {
 		if _, ok := c.Stores[s]; !ok {
-			return nil, configErr(fmt.Errorf("cosid.serve.store: no store %q; want one of: %s", s, quotedList(sortedKeys(c.Stores))))
+			return nil, configErr(fmt.Errorf("cosid.serve.store: no store %q; %s", s, oneOfNames(s, sortedKeys(c.Stores))))
 		}
 		if !facts[s].Leases {
 			return nil, configErr(fmt.Errorf("cosid.serve.store: store %q (type %s) cannot lease slots, which the served store API offers; want a store that can",
@@ -126,11 +136,11 @@ func (c Config) namespace() string {
 func (c Config) plan(name string) (*plan, error) {
 	gc, ok := c.Generators[name]
 	if !ok {
-		return nil, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownGenerator, name, quotedList(sortedKeys(c.Generators)))
+		return nil, unknownName(ErrUnknownGenerator, name, sortedKeys(c.Generators))
 	}
-	p := &plan{name: name, path: "cosid.generators." + name, key: c.namespace() + "/" + name, store: gc.Store, dir: c.Dir}
+	p := &plan{name: name, path: "cosid.generators." + name, key: c.namespace() + "/" + name, store: gc.Store, dir: c.Dir, offline: c.offline}
 	if err := p.check(gc, c.Stores); err != nil {
-		return nil, configErr(err)
+		return nil, c.locate(configErr(err))
 	}
 	return p, nil
 }
@@ -152,7 +162,7 @@ func (p *plan) check(gc GeneratorConfig, stores map[string]StoreConfig) error {
 	case gc.Strategy == "":
 		return p.errorf("strategy", "missing; want one of: %s", strategyNames())
 	case p.def == nil:
-		return p.errorf("strategy", "unknown strategy %q; want one of: %s", gc.Strategy, strategyNames())
+		return p.errorf("strategy", "unknown strategy %q; %s", gc.Strategy, strictyaml.OneOf(string(gc.Strategy), strategyList()))
 	}
 	if gc.Keyed && !slices.Contains(p.def.settings, "keyed") {
 		return p.errorf("keyed", "a %s generator cannot be keyed: only %s generators keep a sequence per key; remove keyed", gc.Strategy, keyableNames())
@@ -172,12 +182,14 @@ func (p *plan) check(gc GeneratorConfig, stores map[string]StoreConfig) error {
 }
 
 // strategyNames lists the strategies for an error.
-func strategyNames() string {
+func strategyNames() string { return strings.Join(strategyList(), ", ") }
+
+func strategyList() []string {
 	names := make([]string, len(strategyDefs))
 	for i, d := range strategyDefs {
 		names[i] = string(d.name)
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // keyableNames lists the strategies that take the setting keyed, for an error.
@@ -196,12 +208,11 @@ func keyableNames() string {
 
 // checkStore checks that the generator names a configured store; hint ends the error.
 func (p *plan) checkStore(stores map[string]StoreConfig, hint string) error {
-	names := quotedList(sortedKeys(stores))
 	if p.store == "" {
-		return p.errorf("store", "missing; want one of the configured stores: %s%s", names, hint)
+		return p.errorf("store", "missing; want one of the configured stores: %s%s", quotedList(sortedKeys(stores)), hint)
 	}
 	if _, ok := stores[p.store]; !ok {
-		return p.errorf("store", "no store %q; want one of: %s%s", p.store, names, hint)
+		return p.errorf("store", "no store %q; %s%s", p.store, oneOfNames(p.store, sortedKeys(stores)), hint)
 	}
 	return nil
 }
@@ -273,4 +284,27 @@ func checkAddr(path, addr string) error {
 		return fmt.Errorf("%s: %q: %v; want host:port, such as 127.0.0.1:8687 or :8687", path, addr, err)
 	}
 	return nil
+}
+
+// checkCompat checks the generators that Leaf's and tinyid's routes serve.
+func (s ServeConfig) checkCompat(gens map[string]GeneratorConfig) error {
+	check := func(path, name string, keyed bool, strategy Strategy) error {
+		if name == "" {
+			return nil
+		}
+		gc, ok := gens[name]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: no generator %q; want one of: %s", path, name, quotedList(sortedKeys(gens)))
+		case keyed && (gc.Strategy != StrategySegment || !gc.Keyed):
+			return fmt.Errorf("%s: generator %q is not a keyed segment generator (strategy: segment, keyed: true), whose keys the routes name", path, name)
+		case !keyed && gc.Strategy != strategy:
+			return fmt.Errorf("%s: generator %q is a %s generator; want a %s generator", path, name, gc.Strategy, strategy)
+		}
+		return nil
+	}
+	return errors.Join(
+		check("cosid.serve.leaf.segment", s.Leaf.Segment, true, StrategySegment),
+		check("cosid.serve.leaf.snowflake", s.Leaf.Snowflake, false, StrategySnowflake),
+		check("cosid.serve.tinyid.template", s.Tinyid.Template, true, StrategySegment))
 }

@@ -3,9 +3,11 @@ package cosid_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -279,5 +281,39 @@ func TestConfig_ValidateAndCodecsWithoutOpening(t *testing.T) {
 	}
 	if _, err := cfg.GroupedCodec("nope"); !errors.Is(err, cosid.ErrUnknownGenerator) {
 		t.Errorf("GroupedCodec(nope) = %v", err)
+	}
+}
+
+// TestRuntime_NextIntByName_FindsEachGeneratorFewOrMany looks up every generator by
+// name, and one that is not configured, in a configuration of a few generators
+// (scanned) and in one of many (a map): each name gets its own sequence.
+func TestRuntime_NextIntByName_FindsEachGeneratorFewOrMany(t *testing.T) {
+	for _, n := range []int{1, 8, 9, 20} {
+		t.Run(strconv.Itoa(n)+" generators", func(t *testing.T) {
+			var cfg strings.Builder
+			cfg.WriteString("cosid:\n  stores: {mem: {type: memory}}\n  generators:\n")
+			for i := range n {
+				fmt.Fprintf(&cfg, "    g%d: {strategy: segment, store: mem, initial-offset: %d}\n", i, 1000*i)
+			}
+			c, err := cosid.ParseConfig([]byte(cfg.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt, err := cosid.Open(t.Context(), c, cosid.WithLogger(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			for i := range n {
+				// A name that is not the configuration's string, as a caller's is.
+				name := string([]byte("g" + strconv.Itoa(i)))
+				if v, err := rt.NextInt(t.Context(), name); err != nil || v != int64(1000*i) {
+					t.Errorf("NextInt(%q) = %d, %v; want %d", name, v, err, 1000*i)
+				}
+			}
+			if _, err := rt.NextInt(t.Context(), "g"); !errors.Is(err, cosid.ErrUnknownGenerator) {
+				t.Errorf("NextInt(g) = %v; want ErrUnknownGenerator", err)
+			}
+		})
 	}
 }

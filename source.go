@@ -34,10 +34,9 @@ type Source struct {
 // CheckKey refuses wraps ErrInvalidKey. Each error says what to do.
 func (rt *Runtime) Source(name, key string) (Source, error) {
 	g, err := rt.generator(name)
-	if err != nil {
-		return Source{}, err
-	}
 	switch {
+	case err != nil:
+		return Source{}, err
 	case g.keys != nil && key == "":
 		return Source{}, fmt.Errorf("cosid: %w: generator %q is keyed, a sequence per key: name one; want %s", ErrKeyRequired, name, keyAllowed)
 	case g.keys == nil && key != "":
@@ -88,11 +87,16 @@ func (s Source) Next(ctx context.Context) (string, error) {
 // GeneratorInfo.IntIDs). A generator whose ids are text only, as a periodic
 // segment's, fails with an error wrapping ErrUnknownGenerator.
 func (s Source) NextInt(ctx context.Context) (int64, error) {
-	// The path of nearly every call, small enough to inline into the caller: the
-	// built generator's own Next, one load away.
+	// The path of nearly every call: the built generator's own Next, one load away.
 	if g := s.g; g != nil && s.key == "" {
 		if l := g.built.v.Load(); l != nil && l.ints != nil {
-			v, err := l.ints.Next()
+			var v int64
+			var err error
+			if l.seg != nil {
+				v, err = l.seg.Next()
+			} else {
+				v, err = l.ints.Next()
+			}
 			if err != nil {
 				return 0, prefixed(g.failed(l, err))
 			}
@@ -154,6 +158,8 @@ func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 // goes on where this one stopped; it opens no generator, nor a key's. A
 // Snowflake's are its next n. Take is for one-shot programs such as the CLI; a
 // long-lived process uses Next, whose batches make gaps (S4) but spare the store.
+// With an error, Take returns the ids it had before it, which are good: at a
+// codec's width, the ids that fit, then an error matching ErrExhausted.
 func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
 	if s.g == nil {
 		return nil, errNoSource
@@ -168,7 +174,7 @@ func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
 	}
 	texts, err := p.impl.take(ctx, s.g, storeKey, n)
 	if err != nil {
-		return nil, prefixed(err)
+		return texts, prefixed(err)
 	}
 	return texts, nil
 }
@@ -222,7 +228,7 @@ func (g *generator) keyFailed(key string, err error) error {
 	if errors.Is(err, ErrUnavailable) {
 		return fmt.Errorf("generator %q key %q %w: %w", g.plan.name, key, ErrUnavailable, err)
 	}
-	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, err)
+	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, exhausted(g.plan.name, err))
 }
 
 // Stats is what a generator has done so far, read without I/O: Runtime.Stats and

@@ -29,6 +29,7 @@ import (
 // admin operations (store.Admin), without building a Runtime. An unknown name wraps
 // ErrUnknownStore; settings a Validate would refuse wrap ErrConfig.
 func (c Config) OpenStore(ctx context.Context, name string, opts ...Option) (store.RangeStore, error) {
+	c.offline = false // what is opened is read
 	if _, err := c.CheckStore(name); err != nil {
 		return nil, err
 	}
@@ -42,9 +43,10 @@ func (c Config) OpenStore(ctx context.Context, name string, opts ...Option) (sto
 func (c Config) CheckStore(name string) (store.Facts, error) {
 	sc, ok := c.Stores[name]
 	if !ok {
-		return store.Facts{}, fmt.Errorf("cosid: %w %q; configured: %s", ErrUnknownStore, name, quotedList(sortedKeys(c.Stores)))
+		return store.Facts{}, unknownName(ErrUnknownStore, name, sortedKeys(c.Stores))
 	}
-	return checkStore(name, sc, c.Dir)
+	facts, err := checkStore(name, sc, c.Dir, c.offline)
+	return facts, c.locate(err)
 }
 
 // openWrapped opens the store name of sc, as openStore does, and wraps it with the
@@ -79,12 +81,13 @@ func openSpec(ctx context.Context, name string, sc StoreConfig, dir string, logg
 }
 
 // checkStore checks the settings of the store name with its type's Check, which
-// does no I/O, and returns their facts.
-func checkStore(name string, sc StoreConfig, dir string) (store.Facts, error) {
+// does no I/O, and returns their facts; offline, it reads no file (store.Spec.Offline).
+func checkStore(name string, sc StoreConfig, dir string, offline bool) (store.Facts, error) {
 	typ, spec, err := storeSpec(name, sc, dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return store.Facts{}, err
 	}
+	spec.Offline = offline
 	facts, err := typ.Check(spec)
 	if err != nil {
 		return store.Facts{}, configErr(namePath(spec.Path, err))

@@ -14,7 +14,8 @@ const MaxTake = 10_000
 
 // reserve reserves n values of key in the generator's store with the batch policy
 // b, outside its batches, and returns their texts: Take of the strategies that
-// reserve.
+// reserve. When text refuses a value, it returns the texts before it with the
+// error.
 func (g *generator) reserve(ctx context.Context, key string, n int64, b segment.BatchPolicy, text func(int64) (string, error)) ([]string, error) {
 	p := g.plan
 	box, err := g.rt.stores[p.store].get(ctx)
@@ -31,7 +32,8 @@ func (g *generator) reserve(ctx context.Context, key string, n int64, b segment.
 	for v := r.Start; v < r.End; v++ {
 		t, err := text(v)
 		if err != nil {
-			return nil, fmt.Errorf("generator %q: %w", p.name, err)
+			// The texts so far are reserved and good: the caller prints them.
+			return texts, fmt.Errorf("generator %q: %w", p.name, exhausted(p.name, err))
 		}
 		texts = append(texts, t)
 	}

@@ -29,6 +29,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cosid-go/cosid/segment"
@@ -139,7 +140,11 @@ func New(items ...Item) (Codec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &plainCodec{l}, nil
+	c := &plainCodec{layout: l, decimal: -1}
+	if r, ok := l.value.(*radixValue); ok && r.radix == 10 && !r.padStart && len(l.before) == 0 && len(l.after) == 0 {
+		c.decimal = r.max
+	}
+	return c, nil
 }
 
 // NewGrouped returns the GroupedCodec of a codec list for the ids of a periodic
@@ -158,9 +163,18 @@ func NewGrouped(p segment.Period, items ...Item) (GroupedCodec, error) {
 	return &groupedCodec{layout: l, period: p, key: key}, nil
 }
 
-type plainCodec struct{ layout }
+type plainCodec struct {
+	layout
+	// decimal is the largest value of a codec that writes the value alone in
+	// unpadded decimal (the default), which Encode writes with strconv, two digits a
+	// step; -1 for any other.
+	decimal int64
+}
 
 func (c *plainCodec) Encode(v int64) (string, error) {
+	if 0 <= v && v <= c.decimal {
+		return strconv.FormatInt(v, 10), nil
+	}
 	digits, i, err := c.value.format(v)
 	if err != nil {
 		return "", err

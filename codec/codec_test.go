@@ -105,6 +105,8 @@ func TestCodec_EncodeDecodeEachItem(t *testing.T) {
 		{"to-string pad-start without width pads to 19", []codec.Item{codec.ToString(0, true)}, 42, "0000000000000000042"},
 		{"to-string plain", []codec.Item{codec.ToString(0, false)}, 1234, "1234"},
 		{"prefix with implicit decimal", []codec.Item{codec.Prefix("BIZ-")}, 42, "BIZ-42"},
+		{"prefix with implicit decimal: zero", []codec.Item{codec.Prefix("BIZ-")}, 0, "BIZ-0"},
+		{"radix 10 width 6 padded: value alone", []codec.Item{codec.Radix(10, 6, true)}, 7, "000007"},
 		{"suffix with implicit decimal", []codec.Item{codec.Suffix("-X")}, 42, "42-X"},
 		{"prefix then value", []codec.Item{codec.Prefix("BIZ-"), codec.ToString(8, true)}, 42, "BIZ-00000042"},
 		{"value then suffix", []codec.Item{codec.Radix(36, 4, true), codec.Suffix(".cn")}, 42, "0016.cn"},

@@ -154,3 +154,18 @@ func TestUUIDv7_EncodeRefusesWhatIsNoID(t *testing.T) {
 	}
 	encodeDecode(t, c, 1<<59-1)
 }
+
+// A Snowflake id of a 1ms layout written as a version-7 UUID: the text sorts as the
+// ids do, and decodes back to the id.
+func ExampleUUIDv7() {
+	l := snowflake.DefaultLayout()
+	c, err := codec.New(codec.UUIDv7(l))
+	if err != nil {
+		panic(err)
+	}
+	id, _ := l.Compose(snowflake.State{Time: time.Date(2026, 10, 27, 1, 30, 15, 123e6, time.UTC), Machine: 7, Sequence: 42})
+	text, _ := c.Encode(id)
+	back, _ := c.Decode(text)
+	fmt.Println(text, back == id)
+	// Output: 01a17afa-bcd3-7000-8000-00000000702a true
+}

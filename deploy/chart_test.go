@@ -262,6 +262,11 @@ func TestChart_ConfigAndTokensReachTheServer(t *testing.T) {
 	if dsn := cfg.Stores["db"].Settings["dsn-file"]; dsn != secretsDir+"/dsn" {
 		t.Fatalf("the default store's dsn-file is %v, want the Secret's %s/dsn", dsn, secretsDir)
 	}
+	// Off the cluster (cosid config check in CI) the Secret is not mounted: an
+	// offline check reads no file.
+	if err := cfg.Offline().Validate(); err != nil {
+		t.Errorf("the ConfigMap's cosid.yaml, checked offline: %v", err)
+	}
 	// Validate reads the DSN file: here a copy of the Secret's.
 	dsn := filepath.Join(t.TempDir(), "dsn")
 	if err := os.WriteFile(dsn, []byte("postgres://cosid@db:5432/ids\n"), 0o600); err != nil {
@@ -448,6 +453,12 @@ func TestStatefulSetExample_TakesMachineIDsFromItsOrdinals(t *testing.T) {
 	t.Setenv("HOSTNAME", sts.Name+"-1024")
 	if err := cfg.Validate(); err == nil {
 		t.Error("pod orders-1024, past the layout's 1024 machines, validates: machine-id is not from-hostname")
+	}
+	// Off the cluster (cosid config check in CI, on a laptop) the host name has no
+	// ordinal: an offline check leaves from-hostname to the pod.
+	t.Setenv("HOSTNAME", "vm")
+	if err := cfg.Offline().Validate(); err != nil {
+		t.Errorf("the example's cosid.yaml, checked offline on host vm: %v", err)
 	}
 }
 

@@ -107,7 +107,7 @@ func TestStats_ConcurrentWithNext(t *testing.T) {
 	wg.Wait()
 }
 
-func TestPeriodic_Stats_CurrentThenPrewarmed(t *testing.T) {
+func TestPeriodic_Stats_CurrentThenPrewarmedThenOnlyTheNewDay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPeriodic(t, newTestStore(), segment.YearMonthDay, time.UTC, segment.DefaultBatchPolicy(),
 			segment.PeriodicPolicy{Prewarm: time.Minute})
@@ -120,6 +120,13 @@ func TestPeriodic_Stats_CurrentThenPrewarmed(t *testing.T) {
 		s := p.Stats()
 		if len(s) != 2 || s[0].Key != "app/bill/20000101" || s[1].Key != "app/bill/20000102" || s[1].Reserves != 1 {
 			t.Errorf("after the prewarm: %+v, want today's and tomorrow's with a reservation", s)
+		}
+		// Past midnight the old day is gone from Stats, and so from the metrics
+		// read from it at each scrape: at most two periods a generator stay.
+		elapse(time.Minute)
+		mustNextGrouped(t, p)
+		if s := p.Stats(); len(s) != 1 || s[0].Key != "app/bill/20000102" {
+			t.Errorf("the next day: %+v, want app/bill/20000102 alone", s)
 		}
 	})
 }

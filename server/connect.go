@@ -14,6 +14,7 @@ import (
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/store/httpstore/wire"
 
+	cosidv1 "github.com/cosid-go/cosid/proto/cosid/v1"
 	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
 )
 
@@ -56,7 +57,8 @@ func (s *Server) protocols() *http.Protocols {
 // token of its route's role.
 func (s *Server) connectHandlers() map[string]http.Handler {
 	readMax := connect.WithReadMaxBytes(int(min(s.limit, 1<<30)))
-	opts := []connect.HandlerOption{readMax, connect.WithSendMaxBytes(maxSendBytes), connect.WithInterceptors(rpcErrors{s: s})}
+	base := append(strictJSONCodecs(), readMax)
+	opts := append([]connect.HandlerOption{connect.WithSendMaxBytes(maxSendBytes), connect.WithInterceptors(rpcErrors{s: s})}, base...)
 	reflector := grpcreflect.NewStaticReflector(cosidv1connect.IdServiceName, cosidv1connect.StoreServiceName, grpchealth.HealthV1ServiceName)
 	handlers := map[string]http.Handler{}
 	for _, mk := range []func() (string, http.Handler){
@@ -64,9 +66,9 @@ func (s *Server) connectHandlers() map[string]http.Handler {
 		func() (string, http.Handler) {
 			return cosidv1connect.NewStoreServiceHandler(&storeService{s: s}, opts...)
 		},
-		func() (string, http.Handler) { return grpchealth.NewHandler(healthChecker{s: s}, readMax) },
-		func() (string, http.Handler) { return grpcreflect.NewHandlerV1(reflector, readMax) },
-		func() (string, http.Handler) { return grpcreflect.NewHandlerV1Alpha(reflector, readMax) },
+		func() (string, http.Handler) { return grpchealth.NewHandler(healthChecker{s: s}, base...) },
+		func() (string, http.Handler) { return grpcreflect.NewHandlerV1(reflector, base...) },
+		func() (string, http.Handler) { return grpcreflect.NewHandlerV1Alpha(reflector, base...) },
 	} {
 		path, h := mk()
 		handlers[path] = h
@@ -171,6 +173,9 @@ func (s *Server) toConnectError(ctx context.Context, procedure string, err error
 	}
 	cerr = connect.NewError(code, errors.New(msg))
 	cerr.Meta().Set(cosidCode, wcode)
+	if detail, err := connect.NewErrorDetail(&cosidv1.ErrorInfo{Code: wcode}); err == nil {
+		cerr.AddDetail(detail) // the code in the body too, where /v1 has it
+	}
 	return cerr
 }
 

@@ -9,6 +9,7 @@ import (
 	"connectrpc.com/grpchealth"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 
 	cosidv1 "github.com/cosid-go/cosid/proto/cosid/v1"
 	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
@@ -62,7 +63,11 @@ func (i *idService) NextRange(ctx context.Context, req *connect.Request[cosidv1.
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(&cosidv1.NextRangeResponse{Start: rg.Start, End: rg.End}), nil
+	resp := connect.NewResponse(&cosidv1.NextRangeResponse{Start: rg.Start, End: rg.End})
+	if id := i.s.generatorStoreID(ctx, g); id != "" {
+		resp.Header().Set(wire.HeaderStoreID, id)
+	}
+	return resp, nil
 }
 
 func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosidv1.StreamRangesRequest], stream *connect.ServerStream[cosidv1.StreamRangesResponse]) error {
@@ -128,8 +133,13 @@ func (i *idService) ListGenerators(ctx context.Context, _ *connect.Request[cosid
 	out := &cosidv1.ListGeneratorsResponse{Generators: make([]*cosidv1.Generator, 0, len(i.s.names))}
 	for _, name := range i.s.names {
 		g := i.s.gens[name]
-		out.Generators = append(out.Generators, &cosidv1.Generator{Name: name, Strategy: g.info.Strategy.String(),
-			Key: g.info.Key, Store: g.info.Store, State: i.s.state(ctx, g)})
+		gen := &cosidv1.Generator{Name: name, Strategy: g.info.Strategy.String(),
+			Key: g.info.Key, Store: g.info.Store, State: i.s.state(ctx, g), Keyed: g.info.Keyed}
+		if g.info.Keyed {
+			live := int64(i.s.rt.Stats(name).Keys.Live)
+			gen.LiveKeys = &live
+		}
+		out.Generators = append(out.Generators, gen)
 	}
 	return connect.NewResponse(out), nil
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -12,6 +13,51 @@ import (
 	cosidv1 "github.com/cosid-go/cosid/proto/cosid/v1"
 	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
 )
+
+// TestConnectKeyed_ListGeneratorsHasKeyedAndLiveKeys: ListGenerators says, as
+// GET /v1/generators does, which generators are keyed and how many keys each has
+// open; a plain one has neither.
+func TestConnectKeyed_ListGeneratorsHasKeyedAndLiveKeys(t *testing.T) {
+	s, _ := newKeyedServer(t)
+	ids := cosidv1connect.NewIdServiceClient(http.DefaultClient, serveRPC(t, s))
+	ctx := t.Context()
+	for _, key := range []string{"acme", "globex"} {
+		if _, err := ids.Next(ctx, connect.NewRequest(&cosidv1.NextRequest{Name: "invoice", Key: key})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := ids.ListGenerators(ctx, connect.NewRequest(&cosidv1.ListGeneratorsRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, v1 := do(t, s, "GET", "/v1/generators", "")
+	var want struct {
+		Generators []struct {
+			Name     string
+			Keyed    bool
+			LiveKeys *int64
+		}
+	}
+	if err := json.Unmarshal([]byte(v1), &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Msg.Generators) != len(want.Generators) {
+		t.Fatalf("ListGenerators has %d generators, /v1/generators %d", len(list.Msg.Generators), len(want.Generators))
+	}
+	sawKeyed := false
+	for i, g := range list.Msg.Generators {
+		w := want.Generators[i]
+		if g.Name != w.Name || g.Keyed != w.Keyed || (g.LiveKeys == nil) != (w.LiveKeys == nil) || g.LiveKeys != nil && *g.LiveKeys != *w.LiveKeys {
+			t.Errorf("ListGenerators: %v, want as /v1/generators: %+v", g, w)
+		}
+		if g.Name == "invoice" {
+			sawKeyed = g.Keyed && g.GetLiveKeys() == 2
+		}
+	}
+	if !sawKeyed {
+		t.Errorf("ListGenerators = %v, want invoice keyed with 2 live keys", list.Msg.Generators)
+	}
+}
 
 // TestConnectKeyed_EachKeyIsASequence checks that the Connect API resolves a name and
 // a key as /v1 does (Server.lookup): each key of a keyed template is its own sequence

@@ -226,10 +226,43 @@ func TestConnect_BadInput_Refused(t *testing.T) {
 			if got := cerr.Meta().Get(cosidCode); got != tt.cosid {
 				t.Errorf("cosid-code = %q, want %q", got, tt.cosid)
 			}
+			if got := detailCode(cerr); tt.cosid != "" && got != tt.cosid {
+				t.Errorf("the ErrorInfo detail's code = %q, want %q as in the metadata", got, tt.cosid)
+			}
 			if !strings.Contains(cerr.Message(), tt.contains) {
 				t.Errorf("message %q lacks %q", cerr.Message(), tt.contains)
 			}
 		})
+	}
+}
+
+// detailCode is the code of cerr's cosid.v1.ErrorInfo detail, or "".
+func detailCode(cerr *connect.Error) string {
+	for _, d := range cerr.Details() {
+		if v, err := d.Value(); err == nil {
+			if info, ok := v.(*cosidv1.ErrorInfo); ok {
+				return info.GetCode()
+			}
+		}
+	}
+	return ""
+}
+
+// TestConnect_UnknownGeneratorHasV1sCode: the body of a Connect error carries
+// the code of /v1's body, which it gave only in the cosid-code metadata, so a
+// client that reads bodies sees one code for one error on both APIs.
+func TestConnect_UnknownGeneratorHasV1sCode(t *testing.T) {
+	s := newServer(t, nil)
+	_, _, v1 := do(t, s, "GET", "/v1/generators/nope/next", "")
+	var body struct{ Code string }
+	if err := json.Unmarshal([]byte(v1), &body); err != nil || body.Code != "unknown_generator" {
+		t.Fatalf("/v1 body %s, want code unknown_generator", v1)
+	}
+	ids := cosidv1connect.NewIdServiceClient(http.DefaultClient, serveRPC(t, s))
+	_, err := ids.Next(t.Context(), connect.NewRequest(&cosidv1.NextRequest{Name: "nope"}))
+	var cerr *connect.Error
+	if !errors.As(err, &cerr) || detailCode(cerr) != body.Code {
+		t.Fatalf("Connect Next of an unknown generator: %v, details %v; want an ErrorInfo of code %s", err, cerr.Details(), body.Code)
 	}
 }
 

@@ -55,6 +55,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
+// codecFull is the error of a codec that cannot write a value of generator name,
+// as the runtime words it: cosid.ErrExhausted, a 409 exhausted, since a
+// generator's values only grow and every later one is refused too.
+func codecFull(name string, err error) error {
+	return fmt.Errorf("cosid: generator %q: %w: %w; the codec has no text for more ids of this key: widen the codec (a larger width in cosid.generators.%s.codec)", name, cosid.ErrExhausted, err, name)
+}
+
 // unavailable is the message of a 503: which store of r's route failed, without
 // what the store's error says of it.
 func (s *Server) unavailable(r *http.Request) string {

@@ -60,30 +60,20 @@ func unreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
-// queryValue returns the first value of key in the query raw, and whether key is
-// there, as url.ParseQuery(raw) tells them: pairs split at '&', a pair with a ';' or
-// one whose key or value does not unescape left out. It reads a query of one pair
-// itself, without ParseQuery's map; a query of more goes to ParseQuery, whose limit
-// on the number of pairs GODEBUG=urlmaxqueryparams may lower.
-func queryValue(raw, key string) (string, bool) {
-	if raw == "" {
-		return "", false
+// onePair returns the name and value of a query of one pair, unescaped, as
+// url.ParseQuery reads them; ok is false for any other query, which goes to
+// ParseQuery (whose limit on the number of pairs GODEBUG=urlmaxqueryparams may
+// lower): it reads the usual query of /next without ParseQuery's map.
+func onePair(raw string) (k, v string, ok bool) {
+	if raw == "" || strings.ContainsAny(raw, "&;") || !onePairParses() {
+		return "", "", false
 	}
-	if strings.IndexByte(raw, '&') >= 0 || !onePairParses() {
-		values, _ := url.ParseQuery(raw)
-		if v, ok := values[key]; ok {
-			return v[0], true
-		}
-		return "", false
+	k, v, _ = strings.Cut(raw, "=")
+	if k, ok = queryUnescape(k); !ok {
+		return "", "", false
 	}
-	if strings.IndexByte(raw, ';') >= 0 {
-		return "", false
-	}
-	k, v, _ := strings.Cut(raw, "=")
-	if k, ok := queryUnescape(k); !ok || k != key {
-		return "", false
-	}
-	return queryUnescape(v)
+	v, ok = queryUnescape(v)
+	return k, v, ok
 }
 
 // onePairParses reports whether url.ParseQuery takes a query of one pair, which

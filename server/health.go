@@ -68,6 +68,8 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
 type readiness struct {
 	Ready  bool              `json:"ready"`
 	Checks map[string]string `json:"checks,omitempty"`
+	// StoreID is the identity of the store of the store API, in the details.
+	StoreID string `json:"storeId,omitempty"`
 }
 
 // readyz serves GET /readyz: 200 when every check passed, else 503. A caller with the
@@ -88,6 +90,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 		if details {
 			out.Checks[c.name] = state
 		}
+	}
+	if details && s.store != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		out.StoreID, _ = s.storeIdentity(ctx) // a store that is down fails its check
+		cancel()
 	}
 	status := http.StatusOK
 	if !out.Ready {

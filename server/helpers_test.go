@@ -43,7 +43,13 @@ cosid:
 // openRuntime opens testConfig and closes it when t ends.
 func openRuntime(t testing.TB) *cosid.Runtime {
 	t.Helper()
-	cfg, err := cosid.ParseConfig([]byte(testConfig))
+	return openConfig(t, testConfig)
+}
+
+// openConfig opens the configuration text and closes it when t ends.
+func openConfig(t testing.TB, text string) *cosid.Runtime {
+	t.Helper()
+	cfg, err := cosid.ParseConfig([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}

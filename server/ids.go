@@ -145,7 +145,7 @@ func appendNext(ctx context.Context, g *generator, src cosid.Source, w *idWriter
 		for v := rg.Start; v < rg.End; v++ {
 			text, err := g.codec.Encode(v)
 			if err != nil {
-				return err
+				return codecFull(g.info.Name, err)
 			}
 			w.text(text)
 		}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"path"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,7 +153,13 @@ func (r *recorder) replace(code int) {
 		r.Header().Del("Allow")
 		unauthorized(r, req, RoleIDs)
 	case code == http.StatusMethodNotAllowed:
-		writeError(r, code, wire.CodeMethodNotAllowed, "method "+req.Method+" not allowed; allowed: "+r.Header().Get("Allow"))
+		allow := r.Header().Get("Allow")
+		if r.srv.issuesIDsAt(req) {
+			// The mux offers HEAD with every GET; a route that hands out ids refuses it.
+			allow = strings.Join(slices.DeleteFunc(strings.Split(allow, ", "), func(m string) bool { return m == http.MethodHead }), ", ")
+			r.Header().Set("Allow", allow)
+		}
+		writeError(r, code, wire.CodeMethodNotAllowed, "method "+req.Method+" not allowed; allowed: "+allow)
 	default:
 		writeError(r, code, wire.CodeNotFound, "no such route; see GET /v1/generators")
 	}

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/cosid-go/cosid/store/httpstore/wire"
@@ -52,22 +54,49 @@ func checkJSONType(ct string) error {
 
 // checkQuery refuses a query that url.ParseQuery would read otherwise than its
 // sender meant: a ';' (ParseQuery drops the pair), a pair that does not unescape,
-// or a parameter given twice (one of them would be ignored).
-func checkQuery(raw string) error {
+// or a parameter given twice (one of them would be ignored). With strict, the
+// route's declared parameters (routeParams), it also refuses a parameter not in
+// allowed, misspelt (cnt) or in another case (Count), and one without a value: the
+// route would ignore either, and serve another count or key than the one meant. It
+// returns the parsed query.
+func checkQuery(raw string, allowed []string, strict bool) (url.Values, error) {
 	if raw == "" {
-		return nil
+		return nil, nil
 	}
 	if strings.IndexByte(raw, ';') >= 0 {
-		return badRequest("the query has a ';': separate parameters with '&'")
+		return nil, badRequest("the query has a ';': separate parameters with '&'")
 	}
 	values, err := url.ParseQuery(raw)
 	if err != nil {
-		return badRequest("the query: %v", err)
+		return nil, badRequest("the query: %v", err)
 	}
-	for k, v := range values {
-		if len(v) > 1 {
-			return badRequest("the query parameter %q is given %d times: give it once", k, len(v))
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		v := values[k]
+		switch {
+		case len(v) > 1:
+			return nil, badRequest("the query parameter %q is given %d times: give it once", k, len(v))
+		case !strict:
+		case !slices.Contains(allowed, k):
+			return nil, unknownParam(k, allowed)
+		case v[0] == "" && k == "key":
+			return nil, emptyKey()
+		case v[0] == "":
+			return nil, badRequest("the query parameter %q is empty: give it a value, or leave out %s", k, k)
 		}
 	}
-	return nil
+	return values, nil
+}
+
+// unknownParam is the error of a query parameter k that a route does not take.
+func unknownParam(k string, allowed []string) error {
+	if len(allowed) == 0 {
+		return badRequest("unknown query parameter %q: this route takes none", k)
+	}
+	hint := ""
+	for _, a := range allowed {
+		if strings.EqualFold(a, k) {
+			hint = fmt.Sprintf(" (did you mean %q? names are lower case)", a)
+		}
+	}
+	return badRequest("unknown query parameter %q%s; want %s", k, hint, strings.Join(allowed, ", "))
 }

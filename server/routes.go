@@ -67,6 +67,51 @@ var routes = []route{
 	{"POST /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).distribute4x},
 	{"PATCH /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).guard4x},
 	{"DELETE /machines/{namespace}", roleOpen, audited | form4x | withCompat4x, (*Server).revert4x},
+
+	// Meituan Leaf's and Didi tinyid's APIs: compat_leaf.go, compat_tinyid.go, each
+	// only with its option (WithLeaf, WithTinyid). tinyid's clients send the token
+	// as a query parameter.
+	{"GET /api/segment/get/{key}", RoleIDs, issuesIDs | formLeaf | withLeaf, (*Server).leafSegment},
+	{"GET /api/snowflake/get/{key}", RoleIDs, issuesIDs | formLeaf | withLeaf, (*Server).leafSnowflake},
+	{"GET /decodeSnowflakeId", RoleIDs, formLeaf | withLeaf, (*Server).leafDecode},
+	{"GET /tinyid/id/nextId", RoleIDs, issuesIDs | formTinyid | withTinyid | tokenInQuery, (*Server).tinyidNext},
+	{"GET /tinyid/id/nextIdSimple", RoleIDs, issuesIDs | formTinyidSimple | withTinyid | tokenInQuery, (*Server).tinyidNextSimple},
+}
+
+// routeParams are the query parameters of the /v1 routes that take any. A /v1
+// route takes those of its entry and no others, none without an entry: a parameter
+// it does not take (?cnt=5) would be ignored, and the caller served other than it
+// asked. The other routes read no query but 4.x's, whose clients may send more
+// than 4.x reads; they refuse only an ambiguous query (checkQuery).
+var routeParams = map[string][]string{
+	patternNext:                        idParams,
+	"GET /v1/generators/{name}/range":  idParams,
+	"GET /v1/generators/{name}/decode": {"key", "text"},
+}
+
+// idParams are the query parameters of /next and /range.
+var idParams = []string{"count", "key"}
+
+// query returns the query parameters rt takes, and whether it refuses others.
+func (rt route) query() ([]string, bool) {
+	if p, ok := routeParams[rt.pattern]; ok {
+		return p, true
+	}
+	return nil, strings.Contains(rt.pattern, " /v1/")
+}
+
+// issuesIDsAt reports whether the route that serves a GET of r's path hands out
+// ids: a 405 of its path offers GET alone, as its HEAD is refused.
+func (s *Server) issuesIDsAt(r *http.Request) bool {
+	get := r.Clone(r.Context())
+	get.Method = http.MethodGet
+	_, pattern := s.mux.Handler(get)
+	for _, rt := range routes {
+		if rt.pattern == pattern {
+			return rt.flags&issuesIDs != 0
+		}
+	}
+	return false
 }
 
 // route is a route of the server: its pattern (of http.ServeMux; a Connect
@@ -79,7 +124,7 @@ type route struct {
 }
 
 // routeFlags are what a route does beside answering.
-type routeFlags uint8
+type routeFlags uint16
 
 const (
 	// issuesIDs: the route hands out ids. A HEAD, which would take ids and drop
@@ -97,6 +142,18 @@ const (
 	withCompat4x
 	// withAdminToken: served only when the admin role has a token.
 	withAdminToken
+	// formLeaf, formTinyid, formTinyidSimple: the route's errors take the form of
+	// Leaf (failLeaf), of tinyid's nextId or of its nextIdSimple (failTinyid).
+	formLeaf
+	formTinyid
+	formTinyidSimple
+	// withLeaf, withTinyid: served only with WithLeaf's segment or snowflake
+	// generator (the route's handler names which), or with WithTinyid.
+	withLeaf
+	withTinyid
+	// tokenInQuery: the role's token may come as the query parameter token, as
+	// tinyid's clients send it, besides the Authorization header.
+	tokenInQuery
 )
 
 // serves reports whether s serves rt: a route of the 4.x segment and machine API
@@ -107,6 +164,13 @@ func (s *Server) serves(rt route) bool {
 		return false
 	case rt.flags&withAdminToken != 0 && !s.tokens[RoleAdmin].set:
 		return false
+	case rt.flags&withTinyid != 0 && s.tinyid == "":
+		return false
+	case rt.flags&withLeaf != 0:
+		if strings.HasPrefix(rt.pattern, "GET /api/segment/") {
+			return s.leaf.segment != ""
+		}
+		return s.leaf.snowflake != ""
 	}
 	return true
 }
@@ -141,9 +205,17 @@ func (s *Server) mount(table []route) error {
 // error is answered as JSON (or in 4.x's form).
 func (s *Server) policy(rt route) http.HandlerFunc {
 	fail := s.fail
-	if rt.flags&form4x != 0 {
+	switch {
+	case rt.flags&form4x != 0:
 		fail = s.fail4x
+	case rt.flags&formLeaf != 0:
+		fail = s.failLeaf
+	case rt.flags&formTinyid != 0:
+		fail = s.failTinyid(false)
+	case rt.flags&formTinyidSimple != 0:
+		fail = s.failTinyid(true)
 	}
+	allowed, strict := rt.query()
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Nothing this server answers may be served again from a cache: most
 		// answers carry ids or the state of a store.
@@ -154,7 +226,11 @@ func (s *Server) policy(rt route) http.HandlerFunc {
 			a := s.startAudit(r, rt.role)
 			defer func() { a.end(w, err) }()
 		}
-		if !s.allowed(r, rt.role) {
+		if !s.allowed(r, rt.role) && (rt.flags&tokenInQuery == 0 || !s.matches(rt.role, r.URL.Query().Get("token"))) {
+			if rt.flags&(formTinyid|formTinyidSimple) != 0 {
+				fail(w, r, errTinyidToken)
+				return
+			}
 			unauthorized(w, r, rt.role)
 			return
 		}
@@ -164,9 +240,12 @@ func (s *Server) policy(rt route) http.HandlerFunc {
 				"method HEAD not allowed; allowed: GET (a HEAD would take ids and drop them)")
 			return
 		}
-		if err = checkQuery(r.URL.RawQuery); err != nil {
+		if _, err = checkQuery(r.URL.RawQuery, allowed, strict); err != nil {
 			s.fail(w, r, err)
 			return
+		}
+		if rt.role == RoleStore {
+			s.setStoreID(w, r)
 		}
 		if err = rt.serve(s, w, r); err != nil {
 			fail(w, r, err)
@@ -202,6 +281,9 @@ func (s *Server) rpcPolicy(rt route) http.HandlerFunc {
 			}
 			unauthorized(w, r, rt.role)
 			return
+		}
+		if rt.role == RoleStore {
+			s.setStoreID(w, r)
 		}
 		if strings.HasSuffix(r.URL.Path, "/StreamRanges") {
 			w = &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w)}

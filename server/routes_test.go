@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
+	"github.com/cosid-go/cosid/store/memstore"
 )
 
 // routeRole is the role that this server's URL conventions give a route pattern
@@ -24,7 +26,8 @@ func routeRole(pattern string) Role {
 		return roleOpen // /readyz tells only ready or not without the monitor token
 	case path == "/metrics", path == "/{$}":
 		return RoleMonitor
-	case path == "/v1/generators", strings.HasPrefix(path, "/v1/generators/"), strings.HasPrefix(path, "/ids/"):
+	case path == "/v1/generators", strings.HasPrefix(path, "/v1/generators/"), strings.HasPrefix(path, "/ids/"),
+		strings.HasPrefix(path, "/api/"), path == "/decodeSnowflakeId", strings.HasPrefix(path, "/tinyid/"):
 		return RoleIDs
 	case strings.HasPrefix(path, "/v1/store/admin/"):
 		return RoleAdmin
@@ -36,10 +39,22 @@ func routeRole(pattern string) Role {
 	return RoleAdmin
 }
 
-// fullServer serves every route of the table: the 4.x API and the admin API too.
+// fullServer serves every route of the table: the 4.x API, the admin API, Leaf's
+// and tinyid's too, on testConfig with a keyed generator biz for the last two.
 func fullServer(t *testing.T) *Server {
 	t.Helper()
-	return roleServer(t, nil, WithCompat4x())
+	cfg, err := cosid.ParseConfig([]byte(testConfig + "    biz: { strategy: segment, store: mem, keyed: true }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return mustNew(t, rt, WithStore(memstore.New()), WithRoleToken(RoleIDs, idsToken), WithRoleToken(RoleStore, storeToken),
+		WithRoleToken(RoleAdmin, adminToken), WithRoleToken(RoleMonitor, monitorToken),
+		WithCompat4x(), WithLeaf("biz", "event"), WithTinyid("biz"))
 }
 
 // TestRoutes_EveryPatternOnceInTheTable checks that the route table names each
@@ -62,7 +77,7 @@ func TestRoutes_EveryPatternOnceInTheTable(t *testing.T) {
 	plain := newServer(t, nil)
 	for _, rt := range routes {
 		served := slices.Contains(plain.patterns, rt.pattern)
-		if gated := rt.flags&(withCompat4x|withAdminToken) != 0; served == gated {
+		if gated := rt.flags&(withCompat4x|withAdminToken|withLeaf|withTinyid) != 0; served == gated {
 			t.Errorf("%q: served %v by a server without WithCompat4x or an admin token", rt.pattern, served)
 		}
 	}
@@ -72,7 +87,7 @@ func TestRoutes_EveryPatternOnceInTheTable(t *testing.T) {
 // the token of its role, and checks that the mux routed it there: the answer is not
 // the mux's own 404 or 405, and the route of the metrics is the row's pattern.
 func TestRoutes_EveryRowReachesItsHandler(t *testing.T) {
-	s := roleServer(t, nil, WithCompat4x())
+	s := fullServer(t)
 	tokens := map[Role]string{RoleIDs: idsToken, RoleStore: storeToken, RoleAdmin: adminToken, RoleMonitor: monitorToken}
 	param := regexp.MustCompile(`\{[a-z]+\}`)
 	for _, rt := range routes {
@@ -128,7 +143,8 @@ func TestRoutes_FollowTheConventions(t *testing.T) {
 		if rt.role != want {
 			t.Errorf("%q: role %s; its path calls for %s", rt.pattern, rt.role, want)
 		}
-		ids := method == http.MethodGet && (strings.HasSuffix(path, "/next") || strings.HasSuffix(path, "/range") || strings.HasPrefix(path, "/ids/"))
+		ids := method == http.MethodGet && (strings.HasSuffix(path, "/next") || strings.HasSuffix(path, "/range") || strings.HasPrefix(path, "/ids/") ||
+			strings.HasPrefix(path, "/api/segment/get/") || strings.HasPrefix(path, "/api/snowflake/get/") || strings.HasPrefix(path, "/tinyid/id/"))
 		if got := rt.flags&issuesIDs != 0; got != ids {
 			t.Errorf("%q: issues ids %v; want %v", rt.pattern, got, ids)
 		}

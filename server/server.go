@@ -16,6 +16,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -34,6 +36,7 @@ type Server struct {
 	gens    map[string]*generator
 	names   []string
 	store   func(ctx context.Context) (store.RangeStore, error) // nil: no store API
+	storeID atomic.Pointer[string]                              // the served store's identity, once read: storeIdentity
 	tokens  [numRoles]roleToken
 	auth    bool  // some role has a token
 	optErr  error // what the options got wrong, New's error
@@ -59,6 +62,12 @@ type Server struct {
 	created4x keySet // the 4.x segment keys this server made or found
 	machines  machines4x
 	h2c       bool // serve HTTP/2 without TLS (WithH2C)
+
+	storeIDs   sync.Map   // the identities of the generators' stores, by store name: generatorStoreID
+	leaf       leafConfig // WithLeaf
+	leafKeys   keySet     // the Leaf biz_tags found in the store
+	tinyid     string     // WithTinyid
+	tinyidKeys keySet     // the tinyid bizTypes found in the store
 }
 
 // Option configures a Server.
@@ -118,6 +127,9 @@ func New(rt *cosid.Runtime, opts ...Option) (*Server, error) {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.gens = generators(rt)
+	if err := s.checkCompat(); err != nil {
+		return nil, err
+	}
 	for _, info := range rt.Generators() {
 		s.names = append(s.names, info.Name)
 	}

@@ -3,12 +3,12 @@ package server
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 )
 
 // The ids routes of /v1: next, range, the inventory and decode.
@@ -20,26 +20,25 @@ func emptyKey() error {
 }
 
 // params reads the parameters of /next and /range: count, 1–MaxCount (default 1),
-// and key (none: ""). A query with a ';', or with a parameter twice, is refused: it
-// would serve another count or key than the one meant; so is an empty key.
+// and key (none: ""). A query that checkQuery refuses is refused: a ';', a
+// parameter twice, one the routes do not take, or one without a value; it would
+// serve another count or key than the one meant.
 func params(r *http.Request) (n int64, key string, err error) {
 	raw := r.URL.RawQuery
 	var c string
-	if strings.IndexByte(raw, ';') >= 0 || strings.IndexByte(raw, '&') >= 0 {
-		if err := checkQuery(raw); err != nil {
+	if k, v, ok := onePair(raw); ok && v != "" && (k == "count" || k == "key") {
+		// The usual query, one pair, read without ParseQuery's map.
+		if k == "count" {
+			c = v
+		} else {
+			key = v
+		}
+	} else if raw != "" {
+		values, err := checkQuery(raw, idParams, true)
+		if err != nil {
 			return 0, "", err
 		}
-		values, _ := url.ParseQuery(raw) // checkQuery parsed it
 		c, key = values.Get("count"), values.Get("key")
-		if _, ok := values["key"]; ok && key == "" {
-			return 0, "", emptyKey()
-		}
-	} else {
-		c, _ = queryValue(raw, "count")
-		var ok bool
-		if key, ok = queryValue(raw, "key"); ok && key == "" {
-			return 0, "", emptyKey()
-		}
 	}
 	if c == "" {
 		return 1, key, nil
@@ -113,6 +112,9 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 	rg, err := takeRange(r.Context(), g, src, n)
 	if err != nil {
 		return err
+	}
+	if id := s.generatorStoreID(r.Context(), g); id != "" {
+		w.Header().Set(wire.HeaderStoreID, id)
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"start": strconv.FormatInt(rg.Start, 10), "end": strconv.FormatInt(rg.End, 10)})
 	return nil

@@ -142,9 +142,9 @@ func (s *Server) checkLeaseOwner(owner string) error {
 	return nil
 }
 
-// storePing answers GET wire.PathPing: {} once the served store answered its own
-// Ping (a store.Pinger; a store that is not one, such as memory, has nothing to
-// reach). It lets an httpstore's Ping check the server, its token and the store
+// storePing answers GET wire.PathPing: the served store's identity once the store
+// answered its own Ping (a store.Pinger; a store that is not one, such as memory,
+// has nothing to reach). It lets an httpstore's Ping check the server, its token and the store
 // behind it at once, without writing anything.
 func (s *Server) storePing(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.rangeStore(r.Context())
@@ -156,6 +156,10 @@ func (s *Server) storePing(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, struct{}{})
+	id, err := s.storeIdentity(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wire.Ping{StoreID: id})
 	return nil
 }

@@ -28,6 +28,18 @@ type Spec struct {
 	// the configuration file's directory. Empty means the working directory, as for
 	// a configuration that was not read from a file.
 	Dir string
+	// Offline asks Check to read no file that the settings name (a password, a
+	// token, a DSN, TLS files), for a check of a configuration off the machine it
+	// describes, where its secrets are not mounted (cosid config check without
+	// --open). Check then checks the other settings, and says in Facts.Checks
+	// which files it left for open. Open never gets it.
+	Offline bool
+}
+
+// Unread is the line of Facts.Checks of a file setting that an Offline Check did
+// not read, such as Unread("password-file", f).
+func (s Spec) Unread(field string, f File) string {
+	return fmt.Sprintf("%s: reads %s when the store opens (at start, or config check --open); an offline check reads no file", field, f)
 }
 
 // File is a setting that names a file, such as password-file or a TLS file. A
@@ -42,7 +54,7 @@ type File string
 // every File field of v against Dir (see Spec.Resolve).
 func (s Spec) DecodeSettings(v any) error {
 	if err := s.Decode(v); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidArgument, err) // Decode names the path
+		return &invalidError{msg: err.Error(), err: err} // Decode names the path
 	}
 	s.resolveFiles(reflect.ValueOf(v))
 	return nil
@@ -103,7 +115,24 @@ func (s Spec) resolveFiles(v reflect.Value) {
 // what is wrong and what the setting allows. The error names the setting's path in
 // the configuration and wraps ErrInvalidArgument.
 func (s Spec) Invalid(field, format string, args ...any) error {
-	return fmt.Errorf("%s.%s: %w: %s", s.Path, field, ErrInvalidArgument, fmt.Sprintf(format, args...))
+	return &invalidError{msg: s.Path + "." + field + ": " + fmt.Sprintf(format, args...)}
+}
+
+// invalidError is a setting's error: its message is the setting's path and what is
+// wrong, and it matches ErrInvalidArgument without saying "invalid argument" in the
+// middle of a configuration error.
+type invalidError struct {
+	msg string
+	err error // the error the message was made of, or nil
+}
+
+func (e *invalidError) Error() string { return e.msg }
+
+func (e *invalidError) Unwrap() []error {
+	if e.err == nil {
+		return []error{ErrInvalidArgument}
+	}
+	return []error{ErrInvalidArgument, e.err}
 }
 
 // Timeout returns the entry's setting timeout, d, or def when d is 0 (unset). A

@@ -39,18 +39,22 @@ func TestSpec_DecodeSettings_WrapsInvalidArgument(t *testing.T) {
 			if !errors.Is(err, store.ErrInvalidArgument) || !errors.Is(err, decodeErr) {
 				t.Errorf("DecodeSettings = %v, want an error wrapping ErrInvalidArgument and Decode's", err)
 			}
+			if err.Error() != decodeErr.Error() {
+				t.Errorf("DecodeSettings says %q, want Decode's %q alone", err, decodeErr)
+			}
 		})
 	}
 }
 
 // TestSpec_Invalid_NamesTheSettingsPath checks the wording of a refused setting: the
-// entry's path and the field, the sentinel, then why.
+// entry's path and the field, then why, matching the sentinel without saying it:
+// no stray "invalid argument:" inside a configuration error.
 func TestSpec_Invalid_NamesTheSettingsPath(t *testing.T) {
 	err := testSpec(nil).Invalid("options.prefix", "%q must end with %q", "x", "/")
 	if !errors.Is(err, store.ErrInvalidArgument) {
 		t.Errorf("Invalid = %v, want an error wrapping ErrInvalidArgument", err)
 	}
-	const want = `cosid.stores.db.options.prefix: invalid argument: "x" must end with "/"`
+	const want = `cosid.stores.db.options.prefix: "x" must end with "/"`
 	if err.Error() != want {
 		t.Errorf("Invalid says %q, want %q", err, want)
 	}
@@ -68,7 +72,7 @@ func TestSpec_Timeout_DefaultsAndRefusesNegative(t *testing.T) {
 	}{
 		{"UnsetTakesDefault", 0, def, ""},
 		{"SetStays", 300 * time.Millisecond, 300 * time.Millisecond, ""},
-		{"NegativeRefused", -time.Second, 0, "cosid.stores.db.timeout: invalid argument: -1s; want a positive duration such as 2s (default 2s)"},
+		{"NegativeRefused", -time.Second, 0, "cosid.stores.db.timeout: -1s; want a positive duration such as 2s (default 2s)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,7 +37,12 @@ func getRequest(u *url.URL, token string) []byte {
 // network with a timeout in milliseconds), which is the load generator's doing, not
 // the server's. That lateness is reported apart, and it makes the load burstier
 // than the schedule, which only makes the server's figures worse.
-func openLoop(ctx context.Context, dial func(context.Context) (net.Conn, error), req []byte, rate, conns int, duration time.Duration) result {
+//
+// closed makes it a closed loop instead, as wrk is: each connection sends its next
+// request as soon as its answer comes, until duration has passed, and rate does
+// not count. It measures the most a server answers, which an open loop at a rate
+// above that cannot: it would send every request due, late, long after duration.
+func openLoop(ctx context.Context, dial func(context.Context) (net.Conn, error), req []byte, rate, conns int, duration time.Duration, closed bool) result {
 	start := time.Now()
 	end := start.Add(duration)
 	var mu sync.Mutex
@@ -57,6 +62,9 @@ func openLoop(ctx context.Context, dial func(context.Context) (net.Conn, error),
 			<-timer.C
 			for k := int64(0); ; k++ {
 				due := start.Add(time.Duration((k*int64(conns) + int64(c)) * int64(time.Second) / int64(rate)))
+				if closed {
+					due = time.Now()
+				}
 				if !due.Before(end) || ctx.Err() != nil {
 					break
 				}
@@ -80,7 +88,7 @@ func openLoop(ctx context.Context, dial func(context.Context) (net.Conn, error),
 				// server's doing and counts; the lateness of a timer is the load
 				// generator's and does not, but is reported.
 				from := due
-				if !busy {
+				if !busy && !closed {
 					from = at
 					lateness = append(lateness, at.Sub(due))
 				}

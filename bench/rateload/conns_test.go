@@ -26,7 +26,7 @@ func TestOpenLoop_CountsTheWaitOfRequestsDueDuringAStall(t *testing.T) {
 			return client, nil
 		}
 		u, _ := url.Parse("http://pipe/next")
-		res := openLoop(t.Context(), dial, getRequest(u, ""), 100, 1, time.Second)
+		res := openLoop(t.Context(), dial, getRequest(u, ""), 100, 1, time.Second, false)
 
 		if res.sent != 100 || len(res.samples) != 100 || len(res.errors) != 0 {
 			t.Fatalf("sent %d, answered %d, errors %v; want 100, 100, none", res.sent, len(res.samples), res.errors)
@@ -90,9 +90,46 @@ func TestOpenLoop_CountsFailures(t *testing.T) {
 			return client, nil
 		}
 		u, _ := url.Parse("http://pipe/next")
-		res := openLoop(t.Context(), dial, getRequest(u, "t0ken"), 50, 2, time.Second)
+		res := openLoop(t.Context(), dial, getRequest(u, "t0ken"), 50, 2, time.Second, false)
 		if res.sent != 50 || len(res.samples) != 0 || res.errors["503"] != 50 {
 			t.Errorf("sent %d, answered %d, errors %v; want 50 sent, none answered, 50 of 503", res.sent, len(res.samples), res.errors)
+		}
+	})
+}
+
+func TestClosedLoop_SendsEachRequestWhenTheLastIsAnsweredUntilDuration(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const every = 10 * time.Millisecond
+		dial := func(context.Context) (net.Conn, error) {
+			client, server := net.Pipe()
+			go func() {
+				defer server.Close()
+				br := bufio.NewReader(server)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					time.Sleep(every) // sleep-ok: the server's time to answer, in the bubble's fake time
+					if _, err := server.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n42\n")); err != nil {
+						return
+					}
+				}
+			}()
+			return client, nil
+		}
+		u, _ := url.Parse("http://pipe/next")
+		// A rate of 1 a second, which a closed loop does not keep to.
+		res := openLoop(t.Context(), dial, getRequest(u, ""), 1, 2, time.Second, true)
+		if res.sent != 200 || len(res.samples) != 200 || len(res.errors) != 0 {
+			t.Fatalf("sent %d, answered %d, errors %v; want 200 (2 connections, one answer each 10ms for 1s), 200, none", res.sent, len(res.samples), res.errors)
+		}
+		for _, s := range res.samples {
+			if s.fromSent != every || s.fromDue != every {
+				t.Fatalf("latency %v from when sent, %v from when due; want %v for both", s.fromSent, s.fromDue, every)
+			}
+		}
+		if len(res.lateness) != 0 {
+			t.Errorf("lateness %v; a closed loop has no schedule to be late for", res.lateness)
 		}
 	})
 }

@@ -37,6 +37,7 @@ func main() {
 	workers := flag.Uint64("workers", 64, "vegeta: requests in flight at first; more are started when they are all busy")
 	maxWorkers := flag.Uint64("max-workers", 1024, "vegeta: requests in flight at most")
 	token := flag.String("token", "", "a bearer token to send")
+	closed := flag.Bool("closed", false, "conns: a closed loop, as wrk: each connection sends its next request when its answer comes, for -duration; -rate does not count")
 	flag.Parse()
 	u, err := url.Parse(*target)
 	switch {
@@ -44,10 +45,12 @@ func main() {
 		fail("-url must be an http:// URL, got %q", *target)
 	case *rate < 1 || *duration <= 0:
 		fail("-rate must be ≥ 1 and -duration > 0")
-	case *engine == "conns" && (*conns < 1 || *conns > *rate):
+	case *engine == "conns" && (*conns < 1 || !*closed && *conns > *rate):
 		fail("-conns must be 1 to -rate (%d), got %d", *rate, *conns)
 	case *engine == "vegeta" && (*workers < 1 || *maxWorkers < *workers):
 		fail("-workers must be 1 to -max-workers")
+	case *closed && *engine != "conns":
+		fail("-closed is of the engine conns")
 	case *engine != "conns" && *engine != "vegeta":
 		fail("-engine must be conns or vegeta, got %q", *engine)
 	}
@@ -58,13 +61,17 @@ func main() {
 	} else {
 		var d net.Dialer
 		dial := func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "tcp", u.Host) }
-		res = openLoop(context.Background(), dial, getRequest(u, *token), *rate, *conns, *duration)
+		res = openLoop(context.Background(), dial, getRequest(u, *token), *rate, *conns, *duration, *closed)
 	}
 	if len(res.samples) == 0 {
 		fmt.Printf("rate %d/s: no request succeeded (%d sent, errors %v)\n", *rate, res.sent, res.errors)
 		os.Exit(1)
 	}
-	res.print(os.Stdout, *rate)
+	asked := *rate
+	if *closed {
+		asked = 0
+	}
+	res.print(os.Stdout, asked)
 }
 
 func fail(format string, args ...any) {
@@ -85,13 +92,18 @@ type result struct {
 	errors   map[string]int // by status or error, of the requests that failed
 }
 
+// print writes r for a reader: rate is the rate asked, 0 for a closed loop.
 func (r *result) print(w *os.File, rate int) {
 	sent, due := make([]time.Duration, len(r.samples)), make([]time.Duration, len(r.samples))
 	for i, s := range r.samples {
 		sent[i], due[i] = s.fromSent, s.fromDue
 	}
 	secs := r.elapsed.Seconds()
-	fmt.Fprintf(w, "asked %d req/s  sent %.0f req/s  ok %.0f req/s  success %.4f", rate,
+	asked := fmt.Sprintf("asked %d req/s", rate)
+	if rate == 0 {
+		asked = "closed loop"
+	}
+	fmt.Fprintf(w, "%s  sent %.0f req/s  ok %.0f req/s  success %.4f", asked,
 		float64(r.sent)/secs, float64(len(r.samples))/secs, float64(len(r.samples))/float64(max(r.sent, 1)))
 	if len(r.errors) > 0 {
 		fmt.Fprintf(w, "  errors %v", r.errors)

@@ -102,7 +102,7 @@ func TestSeal_SealsKeys(t *testing.T) {
 				t.Fatalf("Reserve(%q) after the refused seal: %v", p+"a", err)
 			}
 			out, errOut, code = runCLI(t, t.TempDir(), l.args(dsn, "seal", p+"a", p+"new", "--create")...)
-			want := "sealed " + p + "a at next value 7\nsealed " + p + "new at next value 0\n"
+			want := "sealed " + p + "a at next value 7\nsealed " + p + "new at next value 1\n" // the default initial offset
 			if code != 0 || out != want {
 				t.Fatalf("cosid seal = %q (exit %d, stderr %q), want %q", out, code, errOut, want)
 			}
@@ -112,6 +112,25 @@ func TestSeal_SealsKeys(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSeal_CreateStartsAtTheGeneratorsInitialOffset checks that seal --create makes
+// a missing key where its generator would have started it: at the generator's
+// initial offset, for its own key and for one of its periods.
+func TestSeal_CreateStartsAtTheGeneratorsInitialOffset(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, strings.Replace(billConfig, "period: YEAR_MONTH_DAY", "period: YEAR_MONTH_DAY\n      initial-offset: 1000", 1))
+	// seal works on a store that exists, and creates none: make the configuration's.
+	st, err := sqlstore.Open("sqlite", filepath.Join(dir, "ids.db"), 10*time.Second, sqlstore.WithInitSchema(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out, errOut, code := runCLI(t, dir, "seal", "--create", "app/bill/20250101", "app/order", "app/other")
+	want := "sealed app/bill/20250101 at next value 1000\nsealed app/order at next value 1\nsealed app/other at next value 1\n"
+	if code != 0 || out != want {
+		t.Errorf("cosid seal --create = %q (exit %d, stderr %q), want %q", out, code, errOut, want)
 	}
 }
 
@@ -162,6 +181,9 @@ func TestSlots_PrintsTheSlotTable(t *testing.T) {
 
 func TestAdminCommands_BadInputExits1(t *testing.T) {
 	dir := writeConfig(t, billConfig)
+	if out, errOut, code := runCLI(t, dir, "next", "order"); code != 0 { // the store the inspections read
+		t.Fatalf("cosid next order: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	tests := []struct {
 		args    []string
 		mention string
@@ -184,7 +206,12 @@ func TestAdminCommands_BadInputExits1(t *testing.T) {
 		{[]string{"purge"}, "want --before PERIOD, the first period to keep"},
 		{[]string{"purge", "--before", "2026-10"}, "want a period such as 2026"},
 		{[]string{"purge", "--before", "20261032"}, "want a period such as 2026"},
-		{[]string{"purge", "--before", "2026", "--generator", "order"}, `--generator "order": no periodic-segment generator`},
+		{[]string{"purge", "--before", "2026", "--generator", "order"}, `--generator "order": a segment generator, which has no periods; purge deletes the old period keys of periodic-segment generators`},
+		// An unknown generator is worded one way on every command, with a "did you mean".
+		{[]string{"purge", "--before", "2026", "--generator", "bil"}, `cosid: --generator: unknown generator "bil"; did you mean bill? configured: bill, order` + "\n"},
+		{[]string{"decode", "bil", "20261027-000001"}, `cosid: unknown generator "bil"; did you mean bill? configured: bill, order` + "\n"},
+		{[]string{"next", "bil"}, `cosid: unknown generator "bil"; did you mean bill? configured: bill, order` + "\n"},
+		{[]string{"next", "invoice"}, `cosid: unknown generator "invoice"; configured: bill, order` + "\n"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -230,7 +257,7 @@ func TestAdminCommands_ThroughHTTPStore(t *testing.T) {
 		want string
 	}{
 		{[]string{"seal", "app/order"}, "sealed app/order at next value 42\n"},
-		{[]string{"keys"}, "KEY        NEXT  SEALED\napp/order  42    yes\n"},
+		{[]string{"keys", "--prefix", "app/"}, "KEY        NEXT  SEALED\napp/order  42    yes\n"}, // the server's calls wrote .cosid/store-id
 	}
 	for _, s := range steps {
 		if out, errOut, code := runCLI(t, dir, s.args...); code != 0 || out != s.want {

@@ -23,6 +23,8 @@ type adminFlags struct {
 	dsn     string
 	driver  string
 	timeout time.Duration
+	// access is what the command may do to the store (inspect.go).
+	access access
 }
 
 func (f *adminFlags) register(cmd *cobra.Command) {
@@ -63,6 +65,9 @@ func (f *adminFlags) configuration(cmd *cobra.Command) (cosid.Config, error) {
 	}
 	if !ok {
 		cfg = cosid.DefaultConfig()
+		if f.access != mayCreate {
+			fmt.Fprintf(cmd.ErrOrStderr(), "cosid: no %s here: the default store, the SQLite file cosid.db\n", f.config)
+		}
 	}
 	return cfg, nil
 }
@@ -114,6 +119,12 @@ func (f *adminFlags) open(ctx context.Context, cmd *cobra.Command, logger *slog.
 	if err != nil {
 		return nil, cfg, err
 	}
+	sc, err := existingStore(cfg, cfg.Stores[name], f.access)
+	if err != nil {
+		return nil, cfg, fmt.Errorf("cosid.stores.%s: %w", name, err)
+	}
+	cfg.Stores = maps.Clone(cfg.Stores)
+	cfg.Stores[name] = sc
 	a, err := openAdmin(ctx, cfg, name, logger)
 	return a, cfg, err
 }

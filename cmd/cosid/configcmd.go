@@ -27,8 +27,13 @@ func configCommand(stderr io.Writer) *cobra.Command {
 		Short: "Check a configuration file and print its generators",
 		Long: `Check the configuration file: its shape, every store's settings, every
 generator's settings and codec, and the store each names: the same checks, by the
-same code, as a service makes when it loads the file. Every error names the YAML
-path and what is allowed.
+same code, as a service makes when it loads the file. Every error names the file,
+the line, the YAML path and what is allowed.
+
+Without --open it checks off the machine the file describes, as a CI job would: it
+reads no file that a store's settings name (dsn-file, password-file, token-file,
+the TLS files) and does not resolve machine-id: from-hostname; it says each such
+thing is checked at --open or start, which read and resolve them all.
 
 With --open it also opens each store, as a service would on first use: it connects
 to the database, detects its dialect where none is set, checks the tables (creating
@@ -42,10 +47,14 @@ found, and exits non-zero when a store failed. It reserves no id and leases no s
 			if err != nil {
 				return err
 			}
-			if err := cfg.Validate(); err != nil {
+			checked := cfg // --open reads every file and resolves from-hostname, as start does
+			if !open {
+				checked = cfg.Offline()
+			}
+			if err := checked.Validate(); err != nil {
 				return err
 			}
-			if err := printGenerators(cmd.OutOrStdout(), path, cfg); err != nil || !open {
+			if err := printGenerators(cmd.OutOrStdout(), path, checked, !open); err != nil || !open {
 				return err
 			}
 			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -57,7 +66,9 @@ found, and exits non-zero when a store failed. It reserves no id and leases no s
 	return groupCommand("config", "Work with configuration files", check)
 }
 
-func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
+// printGenerators prints the generators and stores of cfg, which was checked
+// offline (cosid.Config.Offline) when offline is set.
+func printGenerators(w io.Writer, path string, cfg cosid.Config, offline bool) error {
 	ns := cfg.Namespace
 	if ns == "" {
 		ns = cosid.DefaultNamespace
@@ -68,7 +79,9 @@ func printGenerators(w io.Writer, path string, cfg cosid.Config) error {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Generators)) {
 		g := cfg.Generators[name]
 		where := g.Store
-		if g.MachineID != nil && *g.MachineID == cosid.MachineIDFromHostname {
+		if g.MachineID != nil && *g.MachineID == cosid.MachineIDFromHostname && offline {
+			where = "(machine-id from-hostname: resolved at --open or start)"
+		} else if g.MachineID != nil && *g.MachineID == cosid.MachineIDFromHostname {
 			where = "(machine-id from-hostname)"
 		} else if g.MachineID != nil {
 			where = fmt.Sprintf("(machine-id %d)", *g.MachineID)
@@ -144,9 +157,17 @@ func openStores(ctx context.Context, w io.Writer, cfg cosid.Config, logger *slog
 		}
 		state := "ok"
 		if err != nil {
-			failed[name], state = fmt.Errorf("store %q (type %s): %w", name, cfg.Stores[name].Type, err), "FAILED (below)"
+			failed[name], state = storeFailure{name, cfg.Stores[name].Type, err}, "FAILED (below)"
 		} else if _, ok := st.(store.SlotLeaseStore); ok {
 			state = "ok, leases slots"
+		}
+		if ider, ok := st.(store.Identifier); ok && err == nil {
+			id, err := ider.StoreID(ctx)
+			if err != nil {
+				failed[name], state = fmt.Errorf("store %q (type %s): %w", name, cfg.Stores[name].Type, err), "FAILED (below)"
+			} else {
+				state += ", store-id " + id
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, cfg.Stores[name].Type, state)
 	}
@@ -172,3 +193,21 @@ func openStores(ctx context.Context, w io.Writer, cfg cosid.Config, logger *slog
 	}
 	return errors.Join(errs...)
 }
+
+// storeFailure is the error of a store that config check --open could not open
+// or ping. It names the store and its type once: the runtime's error starts with
+// "cosid: store NAME", which it replaces.
+type storeFailure struct {
+	name, typ string
+	err       error
+}
+
+func (e storeFailure) Error() string {
+	rest := strings.TrimPrefix(e.err.Error(), fmt.Sprintf("cosid: store %q", e.name))
+	if rest == e.err.Error() {
+		rest = ": " + rest
+	}
+	return fmt.Sprintf("store %q (type %s)%s", e.name, e.typ, rest)
+}
+
+func (e storeFailure) Unwrap() error { return e.err }

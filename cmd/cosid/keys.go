@@ -68,6 +68,7 @@ server, which takes a while on millions of keys).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object a line: {\"key\":…,\"next\":…,\"sealed\":…}")
 	cmd.Flags().BoolVar(&reindex, "reindex", false, "first rebuild the store's key index (Redis: keys written by a version without one)")
 	f.register(cmd)
+	f.access = readOnly
 	return cmd
 }
 

@@ -65,6 +65,9 @@ func TestKeys_ReindexFindsRedisKeysMissingFromTheIndex(t *testing.T) {
 // its keys as they are.
 func TestKeys_ReindexRefusesStoresWithoutAnIndex(t *testing.T) {
 	dir := t.TempDir()
+	if out, errOut, code := runCLI(t, dir, "next", "order", "--dsn", filepath.Join(dir, "x.db")); code != 0 {
+		t.Fatalf("cosid next order: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	out, errOut, code := runCLI(t, dir, "keys", "--dsn", filepath.Join(dir, "x.db"), "--driver", "sqlite", "--reindex")
 	if code == 0 || !strings.Contains(errOut, `--reindex: store "default" (type sql) keeps no key index to rebuild`) {
 		t.Errorf("cosid keys --reindex on SQLite = exit %d, stdout %q, stderr %q", code, out, errOut)

@@ -201,12 +201,30 @@ func TestNext_ConfiguredGeneratorsPrintTheirText(t *testing.T) {
 		t.Errorf("cosid next order = %q (exit %d)", out, code)
 	}
 	_, errOut, code = runCLI(t, dir, "next", "nope")
-	if code != 1 || !strings.Contains(errOut, `no generator "nope" in the configuration; it has: bill, order`) {
+	if code != 1 || !strings.Contains(errOut, `unknown generator "nope"; configured: bill, order`) {
 		t.Errorf("unknown generator: exit %d, stderr %q", code, errOut)
 	}
-	_, errOut, code = runCLI(t, dir, "next", "order", "--dsn", "x.db")
-	if code != 1 || !strings.Contains(errOut, "names its own") {
-		t.Errorf("--dsn with a configuration: exit %d, stderr %q", code, errOut)
+}
+
+// TestNext_DSNBesideAConfiguration checks --dsn as next's help gives it: NAME is an
+// ad-hoc segment on that database even beside a cosid.yaml, which is not read (said
+// on stderr); --dsn with an explicit --config is refused, saying to give one.
+func TestNext_DSNBesideAConfiguration(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, billConfig)
+	if out, errOut, code := runCLI(t, dir, "next", "order", "-n", "2"); code != 0 || out != "1\n2\n" {
+		t.Fatalf("cosid next order = %q (exit %d, stderr %q)", out, code, errOut)
+	}
+	out, errOut, code := runCLI(t, dir, "next", "order", "-n", "3", "--dsn", "x.db")
+	if code != 0 || out != "1\n2\n3\n" || !strings.Contains(errOut, "cosid: --dsn: order is an ad-hoc segment on that database; cosid.yaml here is not read") {
+		t.Errorf("next --dsn beside cosid.yaml = %q (exit %d, stderr %q), want 1 2 3 from x.db and a notice", out, code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.db")); err != nil {
+		t.Errorf("the ad-hoc store: %v", err)
+	}
+	_, errOut, code = runCLI(t, dir, "next", "order", "--dsn", "x.db", "--config", "cosid.yaml")
+	if code != 1 || !strings.Contains(errOut, "give one") {
+		t.Errorf("--dsn with --config: exit %d, stderr %q", code, errOut)
 	}
 }
 
@@ -319,5 +337,28 @@ func TestSchema(t *testing.T) {
 	_, errOut, code = runCLI(t, t.TempDir(), "schema", "--dialect", "mysql", "--range-table", "a.b.c")
 	if code != 1 || !strings.Contains(errOut, "--range-table: table name \"a.b.c\" has 2 dots") || strings.Contains(errOut, "rangeTable") {
 		t.Errorf("schema with a bad --range-table: exit %d, stderr %q; want it to name the flag", code, errOut)
+	}
+}
+
+// TestNext_NewSQLiteFileIsLogged checks that a run of next that creates its SQLite
+// file says so, with the absolute path, as serve and the library do, and that a
+// later run on the file says nothing: a -c that points at another folder does not
+// start a new sequence without a word.
+func TestNext_NewSQLiteFileIsLogged(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "svc"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "svc", "cosid.yaml"), []byte(billConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, dir, "next", "order", "-c", "svc/cosid.yaml")
+	path := filepath.Join(dir, "svc", "ids.db")
+	if code != 0 || !strings.Contains(errOut, "level=INFO msg=\"sqlstore: creating the SQLite database, which does not exist yet\" path="+path+"\n") {
+		t.Errorf("first run: exit %d, stderr %q; want the new file %s logged", code, errOut, path)
+	}
+	if out, errOut, code := runCLI(t, dir, "next", "order", "-c", "svc/cosid.yaml"); code != 0 || out != "2\n" || errOut != "" {
+		t.Errorf("second run = %q (exit %d, stderr %q); want 2 and nothing on stderr", out, code, errOut)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
@@ -20,13 +22,15 @@ import (
 )
 
 func migrateCommand() *cobra.Command {
-	return groupCommand("migrate", "Move data from other id generators into a CosId store", from4xCommand())
+	return groupCommand("migrate", "Move data from other id generators into a CosId store",
+		from4xCommand(), fromLeafCommand(), fromTinyidCommand())
 }
 
 func from4xCommand() *cobra.Command {
 	var (
 		target adminFlags // --config, --store
-		source adminFlags // --dsn, --driver, --timeout
+		source adminFlags // --from-dsn, --driver, --timeout
+		oldDSN string     // --dsn, the old name of --from-dsn
 		table  string
 		mtable string
 		redisA string
@@ -37,7 +41,7 @@ func from4xCommand() *cobra.Command {
 		Use:   "from-4x",
 		Short: "Raise the keys of a CosId store above the segments of CosId 4.x",
 		Long: `Read the segments of CosId 4.x and raise each to the same key of the store, so
-that no id is handed out twice across the switch: the JDBC table cosid (--dsn,
+that no id is handed out twice across the switch: the JDBC table cosid (--from-dsn,
 --driver, --table), whose rows {namespace}.{name} with last_max_id become the key
 {namespace}/{name} at last_max_id + 1, and a 4.x grouped row {namespace}.{name}@{group}
 the periodic key {namespace}/{name}/{group}; and the Redis keys
@@ -55,15 +59,22 @@ The store is the configuration's (--config, --store: its only store, else its fi
 sql store). A key is only ever raised: a key already ahead stays as it is, so a
 second run changes nothing. --dry-run prints what a run would do. Every key read
 gets a line, and a summary ends the run.`,
-		Example: `  cosid migrate from-4x --dsn 'cosid:pw@tcp(db:3306)/cosid_db' --config cosid.yaml --dry-run
+		Example: `  cosid migrate from-4x --from-dsn 'cosid:pw@tcp(db:3306)/cosid_db' --config cosid.yaml --dry-run
   cosid migrate from-4x --redis 10.0.0.5:6379 --config cosid.yaml --store db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("dsn") {
+				if source.dsn != "" {
+					return errors.New("--dsn is the old name of --from-dsn: give --from-dsn alone")
+				}
+				source.dsn = oldDSN
+				fmt.Fprintln(cmd.ErrOrStderr(), "cosid: --dsn of migrate from-4x is the old name of --from-dsn, the 4.x source (--dsn names the store to work on on every other command): use --from-dsn")
+			}
 			if source.dsn == "" && redisA == "" {
-				return fmt.Errorf("name a 4.x source: --dsn (the JDBC table) or --redis")
+				return fmt.Errorf("name a 4.x source: --from-dsn (the JDBC table) or --redis")
 			}
 			if source.driver != "" && source.dsn == "" {
-				return fmt.Errorf("--driver needs --dsn")
+				return fmt.Errorf("--driver needs --from-dsn")
 			}
 			for flag, t := range map[string]string{"--table": table, "--machine-table": mtable} {
 				if !tableName.MatchString(t) {
@@ -76,7 +87,7 @@ gets a line, and a summary ends the run.`,
 			}
 			defer a.Close()
 			storeName, _ := target.storeName(cfg)
-			m := &migration{st: a, out: cmd.OutOrStdout(), dryRun: dryRun, force: force,
+			m := &migration{st: a, system: "4.x", out: cmd.OutOrStdout(), dryRun: dryRun, force: force,
 				targets: snowflakeTargets(cfg, storeName), offsets: initialOffsets(cfg)}
 			if source.dsn != "" {
 				if err := m.fromSQL(cmd.Context(), source, table, mtable); err != nil {
@@ -94,7 +105,15 @@ gets a line, and a summary ends the run.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&target.config, "config", "c", defaultConfig, "the configuration whose store receives the keys")
 	fl.StringVar(&target.store, "store", "", "the configuration's store to raise (default: its only store, else its first sql store)")
-	source.registerDSN(cmd, "the 4.x database that holds the cosid table")
+	// --dsn names the store to work on everywhere else, so the source has a name
+	// of its own; --dsn still reads as --from-dsn, hidden, with a warning.
+	fl.StringVar(&source.dsn, "from-dsn", "", "the 4.x database that holds the cosid table: the DSN of the source (an SQLite file, or a DSN of pgx, mysql or sqlserver)")
+	fl.StringVar(&oldDSN, "dsn", "", "the old name of --from-dsn")
+	if err := fl.MarkHidden("dsn"); err != nil {
+		panic(err)
+	}
+	fl.StringVar(&source.driver, "driver", "", "the database/sql driver of --from-dsn: pgx, mysql, sqlserver or sqlite (default: from the DSN)")
+	fl.DurationVar(&source.timeout, "timeout", 5*time.Second, "how long a call to the 4.x source or the store may take")
 	fl.StringVar(&table, "table", "cosid", "the 4.x segment table")
 	fl.StringVar(&mtable, "machine-table", "cosid_machine", "the 4.x machine table")
 	fl.StringVar(&redisA, "redis", "", "the 4.x Redis server: host:port, or a URL redis://host:port/db")
@@ -109,6 +128,7 @@ var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-
 // migration raises the keys and slot floors of st and counts what it did.
 type migration struct {
 	st      store.Admin
+	system  string // the system migrated from, as messages name it: "4.x", "Leaf", "tinyid"
 	out     io.Writer
 	dryRun  bool
 	force   bool
@@ -121,9 +141,10 @@ type migration struct {
 	keyCount, machineCount counts
 }
 
-// segment4x is a 4.x segment as a source holds it: its name {namespace}.{name} and
-// its last handed-out id, still text.
-type segment4x struct{ source, name, lastMax string }
+// segment4x is a segment of the system migrated from as a source holds it: its
+// name (4.x's {namespace}.{name}) and its last handed-out id, still text; or,
+// from Leaf and tinyid, the key it raises, already made, or why it has none.
+type segment4x struct{ source, name, lastMax, key, reason string }
 
 type counts struct{ read, raised, created, ahead, skipped int }
 
@@ -167,7 +188,7 @@ func (m *migration) fromSQL(ctx context.Context, f adminFlags, table, machineTab
 		return fmt.Errorf("4.x table %s: %w", table, err)
 	}
 	for _, r := range all {
-		m.segments = append(m.segments, segment4x{fmt.Sprintf("row %q of table %s", r.name, table), r.name, r.lastMax})
+		m.segments = append(m.segments, segment4x{source: fmt.Sprintf("row %q of table %s", r.name, table), name: r.name, lastMax: r.lastMax})
 	}
 	machines, err := m.machinesFromSQL(qctx, db, machineTable)
 	if err != nil {
@@ -204,7 +225,7 @@ func (m *migration) fromRedis(ctx context.Context, addr string) error {
 			return fmt.Errorf("4.x Redis %s: GET %s: %w", addr, k, err)
 		}
 		forms[b2i(!tagged)]++
-		m.segments = append(m.segments, segment4x{fmt.Sprintf("Redis key %q", k), name, v})
+		m.segments = append(m.segments, segment4x{source: fmt.Sprintf("Redis key %q", k), name: name, lastMax: v})
 	}
 	machines, hashes, err := m.machinesFromRedis(ctx, rc)
 	if err != nil {
@@ -280,7 +301,7 @@ type planned struct {
 
 // overlap says which ids both 4.x and CosId handed out when CosId already used the
 // key (it is past its initial offset) below 4.x's next value, or "".
-func (p planned) overlap() string {
+func (p planned) overlap(system string) string {
 	if p.reason != "" || !p.found || p.cur <= p.offset || p.cur >= p.next {
 		return ""
 	}
@@ -288,13 +309,15 @@ func (p planned) overlap() string {
 	if p.cur-1 == p.offset {
 		ids = fmt.Sprintf("id %d", p.offset)
 	}
-	return fmt.Sprintf("%s was at %d, below 4.x's %d: CosId already handed out %s that 4.x also handed out", p.key, p.cur, p.next, ids)
+	return fmt.Sprintf("%s was at %d, below %s's %d: CosId already handed out %s that %s also handed out", p.key, p.cur, system, p.next, ids, system)
 }
 
 // plan parses s and reads its key's current value.
 func (m *migration) plan(ctx context.Context, s segment4x) (planned, error) {
 	p := planned{segment4x: s}
-	p.key, p.reason = keyOf4x(s.name)
+	if p.key, p.reason = s.key, s.reason; p.key == "" && p.reason == "" {
+		p.key, p.reason = keyOf4x(s.name)
+	}
 	if p.reason == "" {
 		n, err := strconv.ParseInt(s.lastMax, 10, 64)
 		switch {
@@ -364,7 +387,7 @@ func (m *migration) apply(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if o := p.overlap(); o != "" {
+		if o := p.overlap(m.system); o != "" {
 			overlaps = append(overlaps, o)
 		}
 		plans = append(plans, p)
@@ -373,8 +396,8 @@ func (m *migration) apply(ctx context.Context) error {
 		for _, o := range overlaps {
 			fmt.Fprintln(m.out, "refused:", o)
 		}
-		return fmt.Errorf("nothing migrated: %s CosId already used below 4.x's values, so their ids exist twice; "+
-			"stop the 4.x services, migrate, then start the CosId ones; --force raises them anyway", plural(len(overlaps), "key"))
+		return fmt.Errorf("nothing migrated: %s CosId already used below %s's values, so their ids exist twice; "+
+			"stop the %s services, migrate, then start the CosId ones; --force raises them anyway", plural(len(overlaps), "key"), m.system, m.system)
 	}
 	for _, p := range plans {
 		if err := m.one(ctx, p); err != nil {
@@ -398,7 +421,7 @@ func (m *migration) one(ctx context.Context, p planned) error {
 		fmt.Fprintf(m.out, "skipped %s: %s\n", p.source, p.reason)
 		return nil
 	}
-	if o := p.overlap(); o != "" {
+	if o := p.overlap(m.system); o != "" {
 		fmt.Fprintln(m.out, "forced:", o)
 	}
 	created, raised := "created", "raised"
@@ -419,7 +442,7 @@ func (m *migration) one(ctx context.Context, p planned) error {
 		fmt.Fprintf(m.out, "%s %s at %d\n", created, p.key, p.next)
 	case cur >= p.next:
 		m.keyCount.ahead++
-		fmt.Fprintf(m.out, "ahead %s at %d, 4.x next %d\n", p.key, cur, p.next)
+		fmt.Fprintf(m.out, "ahead %s at %d, %s next %d\n", p.key, cur, m.system, p.next)
 	default:
 		m.keyCount.raised++
 		fmt.Fprintf(m.out, "%s %s from %d to %d\n", raised, p.key, cur, p.next)

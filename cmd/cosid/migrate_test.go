@@ -130,7 +130,7 @@ func TestMigrateFrom4x_JDBC(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := migrateConfig(t, ns, l.driver, dsn)
-			args := []string{"migrate", "from-4x", "--dsn", dsn, "--driver", l.driver, "--table", table, "--machine-table", mtable}
+			args := []string{"migrate", "from-4x", "--from-dsn", dsn, "--driver", l.driver, "--table", table, "--machine-table", mtable}
 			skipped := `skipped row "no-namespace" of table ` + table + ": want a name {namespace}.{name}\n"
 			machineSkips := fmt.Sprintf("skipped machine 20 of namespace %[1]q in table %[2]s: %[1]s/event has slots 0–15\n"+
 				"skipped machine 1 of namespace \"other\" in table %[2]s: no snowflake generator of the configuration is in namespace \"other\"\n", ns, mtable)
@@ -329,11 +329,14 @@ func TestMigrateFrom4x_BadInput(t *testing.T) {
 		args    []string
 		mention string
 	}{
-		{[]string{}, "name a 4.x source"},
-		{[]string{"--driver", "pgx", "--redis", "x:1"}, "--driver needs --dsn"},
-		{[]string{"--dsn", "x.db", "--driver", "sqlite", "--table", "cosid; drop table x"}, "want a table name"},
-		{[]string{"--dsn", "x.db", "--driver", "sqlite", "--table", "nope"}, "4.x table nope"},
-		{[]string{"--dsn", "x.db", "--driver", "sqlite", "--store", "nope"}, `--store "nope"`},
+		{[]string{}, "name a 4.x source: --from-dsn (the JDBC table) or --redis"},
+		{[]string{"--driver", "pgx", "--redis", "x:1"}, "--driver needs --from-dsn"},
+		{[]string{"--from-dsn", "x.db", "--driver", "sqlite", "--table", "cosid; drop table x"}, "want a table name"},
+		{[]string{"--from-dsn", "x.db", "--driver", "sqlite", "--table", "nope"}, "4.x table nope"},
+		{[]string{"--from-dsn", "x.db", "--driver", "sqlite", "--store", "nope"}, `--store "nope"`},
+		// --dsn is the old name of --from-dsn: it still names the source, and warns.
+		{[]string{"--dsn", "x.db", "--driver", "sqlite", "--table", "nope"}, "cosid: --dsn of migrate from-4x is the old name of --from-dsn, the 4.x source (--dsn names the store to work on on every other command): use --from-dsn\ncosid: 4.x table nope"},
+		{[]string{"--dsn", "x.db", "--from-dsn", "x.db"}, "--dsn is the old name of --from-dsn: give --from-dsn alone"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -342,6 +345,16 @@ func TestMigrateFrom4x_BadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 saying %q", code, out, errOut, tc.mention)
 			}
 		})
+	}
+}
+
+// TestMigrateFrom4x_HelpNamesTheSourceFromDSN checks that the help offers
+// --from-dsn for the 4.x source and hides --dsn, its old name, which names the
+// store to work on on every other command.
+func TestMigrateFrom4x_HelpNamesTheSourceFromDSN(t *testing.T) {
+	out, _, code := runCLI(t, t.TempDir(), "migrate", "from-4x", "--help")
+	if code != 0 || !strings.Contains(out, "--from-dsn string") || strings.Contains(out, "--dsn string") {
+		t.Errorf("migrate from-4x --help (exit %d):\n%s\nwant --from-dsn and no --dsn", code, out)
 	}
 }
 

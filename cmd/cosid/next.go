@@ -183,7 +183,9 @@ of its generators, or with --store STORE an ad-hoc segment NS/NAME on the
 configuration's store STORE. Without a configuration, or with --dsn, NAME is an
 ad-hoc segment with the key NS/NAME; its store is the embedded default, the SQLite
 file cosid.db in the working directory (said on stderr), unless --dsn names another
-database (an SQLite file, or a DSN of pgx, mysql or sqlserver).
+database (an SQLite file, or a DSN of pgx, mysql or sqlserver). With --dsn a
+cosid.yaml in the working directory is not read (said on stderr); --dsn and
+--config together are refused.
 
 A keyed generator (keyed: true) keeps a sequence per key: --key K names the key,
 1–128 bytes of A-Z, a-z, 0-9, '.', '_', ':' and '-', whose store key is
@@ -213,12 +215,19 @@ own, and the store's ids and slot leases die with it.`,
 			if sf.store != "" && sf.dsn != "" {
 				return errors.New("--store names a store of the configuration and --dsn an ad-hoc one: give one")
 			}
-			cfg, ok, err := readConfig(config, cmd.Flags().Changed("config"))
+			explicit := cmd.Flags().Changed("config")
+			if explicit && sf.adHoc() {
+				return fmt.Errorf("--dsn names an ad-hoc store, and --config a configuration with stores of its own: give one (--store NAME picks one of the configuration's)")
+			}
+			cfg, ok, err := readConfig(config, explicit && !sf.adHoc())
 			switch {
 			case err != nil:
 				return err
 			case ok && sf.adHoc():
-				return fmt.Errorf("--dsn names an ad-hoc store; the configuration %s names its own (--store NAME picks one of them)", config)
+				fmt.Fprintf(stderr, "cosid: --dsn: %s is an ad-hoc segment on that database; %s here is not read\n", name, config)
+				if cfg, err = sf.config(name); err != nil {
+					return err
+				}
 			case sf.store != "":
 				source := config
 				if !ok {
@@ -246,23 +255,18 @@ own, and the store's ids and slot leases die with it.`,
 }
 
 func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, name, key string, count int64) error {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	gc, ok := cfg.Generators[name]
-	if !ok {
-		return fmt.Errorf("no generator %q in the configuration; it has: %s", name, generatorNames(cfg))
-	}
-	if err := oneShotStore(cfg, name, gc); err != nil {
-		return err
-	}
-	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger))
+	logger := slog.New(oneShotHandler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})})
+	rt, err := cosid.Open(ctx, cfg, cosid.WithLogger(logger)) // no I/O: the stores open on first use
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	src, err := rt.Source(name, key)
+	src, err := rt.Source(name, key) // an unknown name in the library's words, with a "did you mean"
+	if err == nil || errors.Is(err, cosid.ErrKeyRequired) || errors.Is(err, cosid.ErrNotKeyed) {
+		if err := oneShotStore(cfg, name, cfg.Generators[name]); err != nil {
+			return err
+		}
+	}
 	switch {
 	case errors.Is(err, cosid.ErrKeyRequired):
 		return fmt.Errorf("generator %q is keyed, a sequence per key: name the key with --key K", name)
@@ -278,17 +282,42 @@ func printNext(ctx context.Context, stdout, stderr io.Writer, cfg cosid.Config, 
 	w := bufio.NewWriter(stdout)
 	for left, size := count, int64(1); left > 0; left, size = left-min(left, size), min(2*size, chunk) {
 		texts, err := take(min(left, size))
+		for _, text := range texts { // with an error too: the ids that fit a full codec
+			fmt.Fprintln(w, text)
+		}
 		if err != nil {
 			return errors.Join(err, w.Flush())
-		}
-		for _, text := range texts {
-			fmt.Fprintln(w, text)
 		}
 		if err := w.Flush(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// oneShotHandler passes on the warnings of a one-shot run, and of its INFO lines
+// the one that says a new SQLite file is created, as serve logs it: a new file is a
+// new sequence starting at 1, and a -c that points at another folder should not
+// start one without a word. The other INFO lines (a slot acquired, …) would be
+// noise on every run.
+type oneShotHandler struct{ slog.Handler }
+
+// newSQLiteFile begins sqlstore's INFO line of a SQLite file it creates.
+const newSQLiteFile = "sqlstore: creating the SQLite database"
+
+func (h oneShotHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < slog.LevelWarn && !strings.HasPrefix(r.Message, newSQLiteFile) {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h oneShotHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return oneShotHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h oneShotHandler) WithGroup(name string) slog.Handler {
+	return oneShotHandler{h.Handler.WithGroup(name)}
 }
 
 // oneShotStore refuses a generator whose store forgets everything when the process
@@ -305,12 +334,4 @@ func oneShotStore(cfg cosid.Config, name string, gc cosid.GeneratorConfig) error
 	return fmt.Errorf("generator %q is on the store %q of type memory, and %s; "+
 		"put it on a store that keeps its data (sql, redis, etcd, zookeeper, mongodb, http), or take its ids from a long-running cosid serve",
 		name, gc.Store, what)
-}
-
-func generatorNames(cfg cosid.Config) string {
-	names := slices.Sorted(maps.Keys(cfg.Generators))
-	if len(names) == 0 {
-		return "(none)"
-	}
-	return strings.Join(names, ", ")
 }

@@ -138,6 +138,12 @@ func periodics(cfg cosid.Config, only string) ([]periodic, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if gc, ok := cfg.Generators[only]; only != "" && !ok {
+		_, err := cfg.GroupedCodec(only) // the library's words for an unknown name, with a "did you mean"
+		return nil, fmt.Errorf("--generator: %s", strings.TrimPrefix(err.Error(), "cosid: "))
+	} else if ok && gc.Strategy != cosid.StrategyPeriodic {
+		return nil, fmt.Errorf("--generator %q: a %s generator, which has no periods; purge deletes the old period keys of periodic-segment generators", only, gc.Strategy)
+	}
 	ns := cfg.Namespace
 	if ns == "" {
 		ns = cosid.DefaultNamespace
@@ -158,10 +164,7 @@ func periodics(cfg cosid.Config, only string) ([]periodic, error) {
 		}
 		gens = append(gens, periodic{name: name, base: ns + "/" + name, store: gc.Store, period: period, loc: loc})
 	}
-	switch {
-	case only != "" && len(gens) == 0:
-		return nil, fmt.Errorf("--generator %q: no periodic-segment generator of that name in the configuration", only)
-	case len(gens) == 0:
+	if len(gens) == 0 {
 		return nil, errors.New("the configuration has no periodic-segment generator")
 	}
 	return gens, nil

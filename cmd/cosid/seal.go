@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -20,7 +22,9 @@ func sealCommand() *cobra.Command {
 with "key sealed", and its value is kept, so that it is never handed out again.
 Generators already holding a range of the key finish it. A key that does not exist
 is refused, since it is most often a typo (cosid keys --prefix lists the keys);
---create creates it sealed, so that no generator ever starts it.`,
+--create creates it sealed, so that no generator ever starts it, at the initial
+offset of the configuration's generator whose key it is (NS/NAME, or one of its
+periods or keys NS/NAME/…), else at 1, the default initial offset.`,
 		Example: `  cosid seal app/bill/20261027
   cosid seal app/order --config cosid.yaml --store db`,
 		Args: cobra.ArbitraryArgs,
@@ -28,27 +32,35 @@ is refused, since it is most often a typo (cosid keys --prefix lists the keys);
 			if len(args) == 0 {
 				return usageErr(cmd, "want the KEYs to seal, such as app/bill/20261027")
 			}
-			a, _, err := f.open(cmd.Context(), cmd, warnLogger(cmd))
+			a, cfg, err := f.open(cmd.Context(), cmd, warnLogger(cmd))
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			missing := map[string]bool{}
 			for _, key := range args { // every key is checked before any is sealed
 				if err := store.CheckKey(key); err != nil {
 					return err
-				}
-				if create {
-					continue
 				}
 				page, err := a.Keys(cmd.Context(), key, "", 1)
 				if err != nil {
 					return err
 				}
-				if len(page) == 0 || page[0].Key != key {
+				if len(page) == 1 && page[0].Key == key {
+					continue
+				}
+				if !create {
 					return fmt.Errorf("key %q does not exist, so nothing was sealed; check the key (cosid keys --prefix lists them), or give --create to create it sealed", key)
 				}
+				missing[key] = true
 			}
+			offsets := initialOffsets(cfg)
 			for _, key := range args {
+				if missing[key] { // where its generator would have started it
+					if _, err := a.RaiseTo(cmd.Context(), key, initialOffset(offsets, key)); err != nil {
+						return err
+					}
+				}
 				if err := a.Seal(cmd.Context(), key); err != nil {
 					return err
 				}
@@ -65,5 +77,22 @@ is refused, since it is most often a typo (cosid keys --prefix lists the keys);
 	}
 	cmd.Flags().BoolVar(&create, "create", false, "create a KEY that does not exist, sealed")
 	f.register(cmd)
+	f.access = mustExist
 	return cmd
+}
+
+// initialOffset returns the initial offset of the generator whose key, or one of
+// whose period or key keys, key is, of offsets (initialOffsets); else the default.
+func initialOffset(offsets map[string]int64, key string) int64 {
+	for base := key; base != ""; {
+		if o, ok := offsets[base]; ok {
+			return o
+		}
+		i := strings.LastIndexByte(base, '/')
+		if i < 0 {
+			break
+		}
+		base = base[:i]
+	}
+	return segment.DefaultBatchPolicy().InitialOffset
 }

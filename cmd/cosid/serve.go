@@ -121,7 +121,7 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	tr, err := tracing.FromEnv(ctx) // off unless OTEL_* asks
+	tr, err := tracing.FromEnv(ctx, logger) // off unless OTEL_* asks
 	if err != nil {
 		return err
 	}
@@ -151,6 +151,12 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		if cfg.Serve.Cosid4x {
 			opts = append(opts, server.WithCompat4x())
 		}
+	}
+	if l := cfg.Serve.Leaf; l.Segment != "" || l.Snowflake != "" {
+		opts = append(opts, server.WithLeaf(l.Segment, l.Snowflake))
+	}
+	if t := cfg.Serve.Tinyid.Template; t != "" {
+		opts = append(opts, server.WithTinyid(t))
 	}
 	srv, err := server.New(rt, opts...)
 	if err != nil {
@@ -216,6 +222,9 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		go func() { served <- gs.Serve(gln) }()
 		defer gs.Stop() // a listener that failed first leaves the other to stop
 	}
+	if name := cfg.Serve.Store; name != "" {
+		go logStoreID(ctx, rt, name, logger)
+	}
 	if reload != nil {
 		hs.TLSConfig = tlsConfig(reload)
 		go func() { served <- hs.ServeTLS(ln, "", "") }()
@@ -276,6 +285,26 @@ func serverOptions(f serveFlags, serve cosid.ServeConfig, dir string, logger *sl
 	opts = append(opts, tokens...)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return append(opts, server.WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))), nil
+}
+
+// logStoreID logs the identity of the store of the store API, which the clients
+// that list several servers pin (httpstore's store-id), once the store answers it.
+func logStoreID(ctx context.Context, rt *cosid.Runtime, name string, logger *slog.Logger) {
+	st, err := rt.Store(ctx, name)
+	if err != nil {
+		logger.Warn("cosid serve: the store of the store API did not open; its identity is unknown", "store", name, "error", err)
+		return
+	}
+	ider, ok := st.(store.Identifier)
+	if !ok {
+		return
+	}
+	id, err := ider.StoreID(ctx)
+	if err != nil {
+		logger.Warn("cosid serve: reading the identity of the store of the store API", "store", name, "error", err)
+		return
+	}
+	logger.Info("cosid serve: store identity", "store", name, "store-id", id)
 }
 
 // readiness returns a check of every configured store: it opens and answers a

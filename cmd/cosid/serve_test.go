@@ -122,6 +122,26 @@ cosid:
   serve: { store: db }
 `
 
+// TestServe_PeriodicMetricsAtTheGeneratorsKey: the reservation series of a daily
+// generator are at its key, app/bill, so that it adds none a day; only the
+// cosid_segment_* series, read at each scrape, name the period they hold now.
+func TestServe_PeriodicMetricsAtTheGeneratorsKey(t *testing.T) {
+	dir := writeConfig(t, strings.Replace(serveConfig, "  serve:", "    bill: { strategy: periodic-segment, store: db, period: YEAR_MONTH_DAY, zone: UTC }\n  serve:", 1))
+	p := startServe(t, dir)
+	if status, body := get(t, p.url+"/v1/generators/bill/next"); status != 200 {
+		t.Fatalf("next bill: %d %q", status, body)
+	}
+	_, exposition := get(t, p.url+"/metrics")
+	if !strings.Contains(exposition, `cosid_reservations_total{key="app/bill",store="db"} 1`) {
+		t.Errorf("/metrics lacks cosid_reservations_total of app/bill:\n%s", exposition)
+	}
+	for line := range strings.SplitSeq(exposition, "\n") {
+		if strings.Contains(line, `key="app/bill/`) && !strings.HasPrefix(line, "cosid_segment_") {
+			t.Errorf("a series of a period: %s", line)
+		}
+	}
+}
+
 // TestServe_IdsAndGracefulShutdown serves a configuration, takes ids, and stops the
 // server with SIGTERM: it exits 0 after releasing its Snowflake lease.
 func TestServe_IdsAndGracefulShutdown(t *testing.T) {

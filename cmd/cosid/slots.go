@@ -64,6 +64,7 @@ never leased.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "the namespace and its slots as one JSON object (lower-case names, ms, RFC 3339)")
 	f.register(cmd)
+	f.access = readOnly
 	return cmd
 }
 

@@ -4,16 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 )
 
 const token = "examples-t0ken"
@@ -81,6 +82,28 @@ func TestClient_WrongTokenFails(t *testing.T) {
 	}
 }
 
+// TestClient_NoServerIsOneLine runs each client against a port where nothing
+// listens: it exits with one line naming the URL and the refusal, not a
+// traceback or a stack.
+func TestClient_NoServerIsOneLine(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now: the connection is refused
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			interpreter := lookInterpreter(t, c.interpreter)
+			out, err := clientCmd(t, interpreter, c.script, url, token).CombinedOutput()
+			text := strings.TrimSpace(string(out))
+			if err == nil || strings.Count(text, "\n") != 0 || !strings.Contains(text, url) || !strings.Contains(text, "COSID_URL") {
+				t.Errorf("with no server at %s: %v\n%s\nwant a failure of one line naming the URL and COSID_URL", url, err, out)
+			}
+		})
+	}
+}
+
 // TestClient_NodeGRPC runs the grpc-js client of node/grpc.mjs against the gRPC
 // listener of a real cosid serve: it takes ascending ids with the token, and fails
 // naming UNAUTHENTICATED with a wrong one. Its packages come from npm ci.
@@ -115,9 +138,9 @@ func TestClient_NodeGRPC(t *testing.T) {
 	}
 }
 
-// npmCI installs the packages of node/package-lock.json once (npm ci), unless
-// they are there; without npm, or when the registry cannot be reached, the test
-// skips, unless COSID_TEST_REQUIRE=1 makes it a failure.
+// npmCI installs the packages of node/package-lock.json (npm ci), unless they are
+// there; without npm, or when the registry cannot be reached, the test skips,
+// unless COSID_TEST_REQUIRE=1 makes it a failure.
 func npmCI(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join("node", "node_modules", "@grpc", "grpc-js", "package.json")); err == nil {
@@ -210,50 +233,13 @@ func parseOutput(t *testing.T, out []byte) output {
 	return o
 }
 
-var (
-	buildOnce sync.Once
-	cosidBin  string
-	buildErr  error
-)
-
-// cosid builds cmd/cosid once for the tests of the package.
-func cosid(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cosid-clients-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		cosidBin = filepath.Join(dir, "cosid")
-		out, err := exec.Command("go", "build", "-o", cosidBin, "github.com/cosid-go/cosid/cmd/cosid").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{err, out}
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building cmd/cosid: %v", buildErr)
-	}
-	return cosidBin
-}
-
-type buildError struct {
-	err error
-	out []byte
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
-func (e *buildError) Unwrap() error { return e.err }
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if cosidBin != "" {
-		os.RemoveAll(filepath.Dir(cosidBin))
-	}
+	testenv.RemoveCosid()
 	os.Exit(code)
 }
 
-var listening = regexp.MustCompile(`listening" addr=(\S+) grpc-addr=(\S+)`)
+var grpcListening = regexp.MustCompile(`grpc-addr=(\S+)`)
 
 // startServe runs cosid serve on a loopback port with a memory store, the generator
 // order and the store API, behind token, and returns its URL and the address of its
@@ -276,52 +262,12 @@ cosid:
 	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--token-file", "token")
+	cmd := exec.Command(testenv.Cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--token-file", "token")
 	cmd.Dir = dir
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	srv := testenv.StartServe(t, cmd)
+	m := grpcListening.FindStringSubmatch(srv.Log())
+	if m == nil {
+		t.Fatalf("cosid serve logged no grpc-addr:\n%s", srv.Log())
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu  sync.Mutex
-		log strings.Builder
-	)
-	addr := make(chan []string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			mu.Lock()
-			log.WriteString(sc.Text() + "\n")
-			mu.Unlock()
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m
-			}
-		}
-		io.Copy(io.Discard, pipe)
-		close(addr)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-		cmd.Wait()
-	})
-	select {
-	case a, ok := <-addr:
-		if !ok {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Fatalf("cosid serve ended before it listened:\n%s", log.String())
-		}
-		return "http://" + a[1], a[2]
-	case <-time.After(30 * time.Second):
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("cosid serve did not listen within 30s:\n%s", log.String())
-	}
-	return "", ""
+	return srv.URL, m[1]
 }

@@ -54,8 +54,8 @@ func TestRegister_Errors(t *testing.T) {
 	typ, _ := store.Lookup("jsonfile")
 	dir := t.TempDir()
 	for _, tc := range []struct{ settings, mention string }{
-		{`{}`, "cosid.stores.ids.path: invalid argument: missing"},
-		{`{"path": "ids.json", "timeout": -1}`, "cosid.stores.ids.timeout: invalid argument"},
+		{`{}`, "cosid.stores.ids.path: missing"},
+		{`{"path": "ids.json", "timeout": -1}`, "cosid.stores.ids.timeout: "},
 	} {
 		spec := entry(dir, tc.settings)
 		if _, err := typ.Check(spec); !errors.Is(err, store.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.mention) {

@@ -111,19 +111,22 @@ func TestDocs_ErrorTextIsPrinted(t *testing.T) {
 	gen := func(g string) string {
 		return "cosid:\n  stores:\n    db: {type: sql, driver: sqlite, dsn: ids.db, timeout: 2s}\n  generators:\n" + g
 	}
+	load := func(text string) error { // as a user meets it: a file, cosid.yaml
+		if err := os.WriteFile("cosid.yaml", []byte(text), 0o600); err != nil {
+			return err
+		}
+		rt, err := cosid.Load(t.Context(), "cosid.yaml", cosid.WithLogger(nil))
+		if err == nil {
+			rt.Close()
+		}
+		return err
+	}
 	errs := []func() error{
 		func() error {
-			_, err := openYAML(t, gen("    bill: {strategy: periodic-segment, store: db, period: DAY, zone: UTC}\n"))
-			return err
+			return load(gen("    bill: {strategy: periodic-segment, store: db, period: YEAR_MONTH_DY, zone: UTC}\n"))
 		},
-		func() error {
-			_, err := openYAML(t, gen("    order: {strategy: segment, store: db, stpe: 10}\n"))
-			return err
-		},
-		func() error {
-			_, err := openYAML(t, gen("    order: {strategy: segment, store: db, reserve-timeout: 1s}\n"))
-			return err
-		},
+		func() error { return load(gen("    order: {strategy: segment, store: db, stpe: 10}\n")) },
+		func() error { return load(gen("    order: {strategy: segment, store: db, reserve-timeout: 1s}\n")) },
 		func() error {
 			rt, err := openYAML(t, "cosid:\n  stores:\n    db: {type: sql, driver: pgx, dsn: 'postgres://u@127.0.0.1:1/x', timeout: 1s}\n"+
 				"  generators:\n    order: {strategy: segment, store: db}\n")

@@ -16,6 +16,7 @@ import (
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/snowflake"
 	"github.com/cosid-go/cosid/store"
+	_ "github.com/cosid-go/cosid/store/redisstore" // the type redis of the configurations below
 	"github.com/cosid-go/cosid/store/sqlstore"
 
 	_ "modernc.org/sqlite" // the driver of the SQLite stores below, which the root does not link
@@ -107,6 +108,28 @@ func TestErrors_OneErrUnavailable(t *testing.T) {
 		if !errors.Is(wrapped, tc.err) {
 			t.Errorf("errors.Is(wrapped %s, itself) = false", tc.name)
 		}
+	}
+}
+
+// TestErrors_VolatileRedisIsNotSetUpNotUnavailable: a Redis that can lose
+// acknowledged writes is refused for good, until an operator changes its
+// settings or allowVolatile: the error is ErrNotSetUp naming both, and says
+// "unavailable" nowhere, as it said before.
+func TestErrors_VolatileRedisIsNotSetUpNotUnavailable(t *testing.T) {
+	addr := testenv.Server(t, testenv.Redis)
+	rt := mustOpen(t, "cosid:\n  stores:\n    cache: {type: redis, addr: '"+addr+"', timeout: 2s}\n"+
+		"  generators:\n    order: {strategy: segment, store: cache}\n")
+	_, err := rt.Next(t.Context(), "order")
+	if !errors.Is(err, cosid.ErrNotSetUp) || errors.Is(err, cosid.ErrUnavailable) || errors.Is(err, cosid.ErrConfig) {
+		t.Fatalf("Next on a volatile Redis: %v; want ErrNotSetUp, neither ErrUnavailable nor ErrConfig", err)
+	}
+	for _, s := range []string{`store "cache"`, "appendfsync always", "allowVolatile"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("Next on a volatile Redis: %v; want it to say %q", err, s)
+		}
+	}
+	if strings.Contains(err.Error(), "unavailable") {
+		t.Errorf("Next on a volatile Redis: %v; want no \"unavailable\"", err)
 	}
 }
 

@@ -42,8 +42,9 @@ func Example() {
 	// Output: 1 2
 }
 
-// A store over two servers of one store, of which the first is down: the call that
-// finds it refusing goes on to the second, and the later calls start there.
+// A store over two servers of one store, pinned to it, of which the first is down:
+// the call that finds it refusing goes on to the second, and the later calls start
+// there.
 func ExampleNewServers() {
 	ctx := context.Background()
 	rt, _ := cosid.Open(ctx, cosid.Config{}, cosid.WithLogger(nil))
@@ -55,7 +56,8 @@ func ExampleNewServers() {
 	defer b.Close()
 	a.Close() // a is down: a connection to it is refused
 
-	st, err := httpstore.NewServers([]string{a.URL, b.URL}, httpstore.WithTimeout(2*time.Second))
+	storeID, _ := shared.StoreID(ctx) // as the servers log it at start
+	st, err := httpstore.NewServers([]string{a.URL, b.URL}, httpstore.WithStoreID(storeID), httpstore.WithTimeout(2*time.Second))
 	if err != nil {
 		panic(err)
 	}

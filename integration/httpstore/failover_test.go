@@ -28,6 +28,7 @@ import (
 // connection closed, in-flight calls cut.
 type liveServer struct {
 	url      string
+	storeID  string // of its store
 	reserved atomic.Int64
 	hs       *http.Server
 }
@@ -41,6 +42,10 @@ func startServer(t *testing.T, driver, dsn string) *liveServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	storeID, err := st.StoreID(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	rt, err := cosid.Open(t.Context(), cosid.Config{Stores: map[string]cosid.StoreConfig{"mem": {Type: "memory"}}}, cosid.WithLogger(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +59,7 @@ func startServer(t *testing.T, driver, dsn string) *liveServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &liveServer{url: "http://" + ln.Addr().String()}
+	s := &liveServer{url: "http://" + ln.Addr().String(), storeID: storeID}
 	s.hs = srv.HTTPServer(ln.Addr().String())
 	inner := s.hs.Handler
 	s.hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -95,10 +100,10 @@ func TestFailover_KillOneOfTwoServers(t *testing.T) {
 cosid:
   namespace: failover-%d
   stores:
-    ids: { type: http, urls: [%q, %q], token-file: %s, timeout: 1s }
+    ids: { type: http, urls: [%q, %q], store-id: %s, token-file: %s, timeout: 1s }
   generators:
     order: { strategy: segment, store: ids, step: 10, max-batch: 10, reserve-timeout: %s }
-`, time.Now().UnixNano(), a.url, b.url, tokenFile, reserveTimeout)))
+`, time.Now().UnixNano(), a.url, b.url, a.storeID, tokenFile, reserveTimeout)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,4 +187,79 @@ cosid:
 	}
 	t.Logf("%d ids over %s, %d failed calls while a died, the longest call %v (reserve-timeout %v); reservations: a %d, b %d",
 		len(ids), driver, len(failures), longest, reserveTimeout, a.reserved.Load(), b.reserved.Load())
+}
+
+// TestFailover_N1_ServersOfTwoStoresRepeatNoID is the review's N1: two servers, each
+// on a SQLite file of its own (a copy-pasted config), in one client's urls. The
+// client pins a's store (store-id): once a dies it refuses b's answers, also after a
+// restart, where it kept none of what it had handed out, so no id is handed out
+// twice; and a config of the two urls without store-id does not load.
+func TestFailover_N1_ServersOfTwoStoresRepeatNoID(t *testing.T) {
+	dir := t.TempDir()
+	a, b := startServer(t, "sqlite", filepath.Join(dir, "a.db")), startServer(t, "sqlite", filepath.Join(dir, "b.db"))
+	if a.storeID == b.storeID {
+		t.Fatalf("two SQLite files have one store identity %s", a.storeID)
+	}
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte("fail0ver\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := func(pin string) string {
+		return fmt.Sprintf(`
+cosid:
+  stores:
+    fleet: { type: http, urls: [%q, %q], %s token-file: %s, timeout: 1s }
+  generators:
+    order: { strategy: segment, store: fleet, step: 10, max-batch: 10 }
+`, a.url, b.url, pin, tokenFile)
+	}
+	unpinned, err := cosid.ParseConfig([]byte(config("")))
+	if err == nil {
+		_, err = cosid.Open(t.Context(), unpinned, cosid.WithLogger(nil))
+	}
+	if !errors.Is(err, cosid.ErrConfig) || !strings.Contains(err.Error(), "store-id") {
+		t.Fatalf("the config of two urls without store-id: %v, want a config error naming store-id", err)
+	}
+	cfg, err := cosid.ParseConfig([]byte(config("store-id: " + a.storeID + ",")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	issued := map[string]int{}
+	var refusals []error
+	take := func(n int) {
+		rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		for range n {
+			id, err := rt.Next(t.Context(), "order")
+			if err != nil {
+				refusals = append(refusals, err)
+				continue
+			}
+			issued[id]++
+		}
+	}
+	take(160) // on a
+	a.kill()
+	take(150) // only b answers: before a restart …
+	take(150) // … and after it
+	for id, n := range issued {
+		if n > 1 {
+			t.Errorf("id %s handed out %d times", id, n)
+		}
+	}
+	if len(issued) != 160 || len(refusals) != 300 {
+		t.Errorf("%d ids handed out and %d calls refused, want 160 (of a) and 300 (after a died)", len(issued), len(refusals))
+	}
+	for _, err := range refusals[max(len(refusals)-1, 0):] {
+		if !errors.Is(err, cosid.ErrUnavailable) || !strings.Contains(err.Error(), b.url) ||
+			!strings.Contains(err.Error(), b.storeID) || !strings.Contains(err.Error(), "store-id "+a.storeID) {
+			t.Errorf("a call after a died: %v, want unavailable, naming b (%s), its store %s and store-id %s", err, b.url, b.storeID, a.storeID)
+		}
+	}
+	if b.reserved.Load() == 0 {
+		t.Error("b answered no reservation: the test proves nothing")
+	}
 }

@@ -180,7 +180,12 @@ func TestNew_BadArguments(t *testing.T) {
 // TestConfig_TypeHTTP opens a runtime whose generator is on a store of type http
 // reading its token from a file, over two servers of which the first is down.
 func TestConfig_TypeHTTP(t *testing.T) {
-	url := serve(t, memstore.New(), server.WithToken("from-file"))
+	st := memstore.New()
+	storeID, serr := st.StoreID(t.Context())
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	url := serve(t, st, server.WithToken("from-file"))
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte("from-file\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -188,7 +193,7 @@ func TestConfig_TypeHTTP(t *testing.T) {
 	cfg, err := cosid.ParseConfig([]byte(`
 cosid:
   stores:
-    ids: { type: http, urls: ["` + "http://" + testenv.ClosedAddr(t) + `", "` + url + `"], token-file: ` + tokenFile + `, timeout: 2s }
+    ids: { type: http, urls: ["` + "http://" + testenv.ClosedAddr(t) + `", "` + url + `"], store-id: ` + storeID + `, token-file: ` + tokenFile + `, timeout: 2s }
   generators:
     order: { strategy: segment, store: ids, reserve-timeout: 3s }
 `))
@@ -207,16 +212,18 @@ cosid:
 
 func TestConfig_Errors(t *testing.T) {
 	tests := []struct{ settings, want string }{
-		{`{ type: http }`, "cosid.stores.ids.url: invalid argument: missing"},
+		{`{ type: http }`, "cosid.stores.ids.url: missing"},
 		{`{ type: http, url: "x" }`, "cosid.stores.ids"},
 		{`{ type: http, url: "http://h", token-file: /nonexistent/token }`, "cosid.stores.ids.token-file"},
 		{`{ type: http, url: "http://h", tls: true }`, "tls"},
 		{`{ type: http, url: "http://a", urls: ["http://b"] }`, "both url and urls are set"},
-		{`{ type: http, urls: [] }`, "cosid.stores.ids.urls: invalid argument: empty"},
-		{`{ type: http, urls: ["http://a:1", "http://a:1/"] }`, `cosid.stores.ids.urls: httpstore: invalid argument: urls[1] "http://a:1/" is urls[0] again`},
-		{`{ type: http, urls: ["http://a:1", "a:2"] }`, `cosid.stores.ids.urls: httpstore: invalid argument: url "a:2"`},
+		{`{ type: http, urls: [] }`, "cosid.stores.ids.urls: empty"},
+		{`{ type: http, urls: ["http://a:1", "http://b:1"] }`, "cosid.stores.ids.store-id: missing: urls lists 2 servers"},
+		{`{ type: http, url: "http://h", store-id: " x" }`, `cosid.stores.ids.store-id: " x"`},
+		{`{ type: http, urls: ["http://a:1", "http://a:1/"] }`, `cosid.stores.ids.urls: httpstore: urls[1] "http://a:1/" is urls[0] again`},
+		{`{ type: http, urls: ["http://a:1", "a:2"] }`, `cosid.stores.ids.urls: httpstore: url "a:2"`},
 		{`{ type: http, urls: "http://a:1" }`, "urls"},
-		{`{ type: http, url: "http://h", timeout: -1s }`, "cosid.stores.ids.timeout: invalid argument: -1s"},
+		{`{ type: http, url: "http://h", timeout: -1s }`, "cosid.stores.ids.timeout: -1s"},
 	}
 	for _, tt := range tests {
 		cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores:\n    ids: " + tt.settings + "\n"))

@@ -1,7 +1,8 @@
 // Package release_test holds the tests of the repository's modules as a whole: the
 // release rehearsal (scripts/release and scripts/apicheck, then a user's go get
-// and go install from the release), and the test that every module of go.work is
-// where the other lists of modules must name it (docs/modules.md).
+// and go install from the release), the test that every module of go.work is
+// where the other lists of modules must name it (docs/modules.md), and the test
+// that go.work.sum holds the workspace's module graph.
 package release_test
 
 import (

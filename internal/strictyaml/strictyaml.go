@@ -15,19 +15,36 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Error is a decoding error at a YAML path.
+// Error is an error at a YAML path: FILE:LINE: path: what is wrong; what is allowed.
+// It is the one format of every configuration error, whoever finds it.
 type Error struct {
+	File string // the file the YAML was read from; "" when unknown
 	Path string // cosid.generators.bill.period
 	Line int    // 0 when unknown
 	Msg  string
+	// Err is the error the message was made of, or nil: Unwrap returns it, so that
+	// what it wraps (store.ErrInvalidArgument, …) still matches.
+	Err error
 }
 
 func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s: %s (line %d)", e.Path, e.Msg, e.Line)
+	var at string
+	switch {
+	case e.File != "" && e.Line > 0:
+		at = fmt.Sprintf("%s:%d: ", e.File, e.Line)
+	case e.File != "":
+		at = e.File + ": "
+	case e.Line > 0:
+		at = fmt.Sprintf("line %d: ", e.Line)
 	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	if e.Path == "" {
+		return at + e.Msg
+	}
+	return at + e.Path + ": " + e.Msg
 }
+
+// Unwrap returns the error the message was made of, or nil.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns an *Error at node's path and line.
 func Errorf(node *yaml.Node, path, format string, args ...any) error {
@@ -164,10 +181,7 @@ func decodeStruct(n *yaml.Node, path string, v reflect.Value) error {
 			return Errorf(p[0], Join(path, p[0].Value), "unknown key; %s takes no settings", path)
 		}
 		if !ok {
-			if near, found := Closest(p[0].Value, names); found {
-				return Errorf(p[0], Join(path, p[0].Value), "unknown key; did you mean %s? want one of: %s", near, strings.Join(names, ", "))
-			}
-			return Errorf(p[0], Join(path, p[0].Value), "unknown key; want one of: %s", strings.Join(names, ", "))
+			return Errorf(p[0], Join(path, p[0].Value), "unknown key; %s", OneOf(p[0].Value, names))
 		}
 		if err := decode(p[1], Join(path, p[0].Value), v.Field(i)); err != nil {
 			return err
@@ -238,6 +252,56 @@ func decodeScalar(n *yaml.Node, path string, v reflect.Value) error {
 	return nil
 }
 
+// Lines indexes the line of every key and list item below n, whose path is path:
+// lines[cosid.generators.bill.period] is the line of that key. An alias is indexed
+// at the line it is written on, and its target not again, so that a document of
+// aliases upon aliases costs its size, not its expansion.
+func Lines(n *yaml.Node, path string, lines map[string]int) {
+	for n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	if n == nil {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			p := Join(path, k.Value)
+			if _, seen := lines[p]; !seen {
+				lines[p] = k.Line
+			}
+			Lines(n.Content[i+1], p, lines)
+		}
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			lines[p] = item.Line
+			Lines(item, p, lines)
+		}
+	}
+}
+
+// Line returns the line of path in lines, an index of Lines, or of the nearest of
+// its parents there: the line of a generator for a setting it leaves out. It is 0
+// when none is there.
+func Line(lines map[string]int, path string) int {
+	for path != "" {
+		if l, ok := lines[path]; ok {
+			return l
+		}
+		i := max(strings.LastIndexByte(path, '.'), strings.LastIndexByte(path, '['))
+		if i <= 0 {
+			return 0
+		}
+		path = path[:i]
+	}
+	return 0
+}
+
 // Join appends key to a YAML path.
 func Join(path, key string) string {
 	if path == "" {
@@ -282,6 +346,16 @@ func textUnmarshaler(v reflect.Value) (encoding.TextUnmarshaler, bool) {
 	}
 	u, ok := v.Addr().Interface().(encoding.TextUnmarshaler)
 	return u, ok
+}
+
+// OneOf says what may stand where value does, for the end of an error: "want one
+// of: " and names, after "did you mean NAME? " when one of names is a slip away
+// from value (Closest).
+func OneOf(value string, names []string) string {
+	if near, found := Closest(value, names); found {
+		return "did you mean " + near + "? want one of: " + strings.Join(names, ", ")
+	}
+	return "want one of: " + strings.Join(names, ", ")
 }
 
 // Closest returns the name of names nearest to key, for a "did you mean": the one

@@ -64,9 +64,9 @@ ratio: 0.5
 
 func TestDecode_Errors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
-		{"UnknownKey", "cont: 1", "root.cont: unknown key; did you mean count? want one of: count, inner, items, named, ratio, raw, wait (line 1)"},
+		{"UnknownKey", "cont: 1", "line 1: root.cont: unknown key; did you mean count? want one of: count, inner, items, named, ratio, raw, wait"},
 		{"UnknownNestedKey", "inner: {flag: true, nam: x}", "root.inner.nam: unknown key; did you mean name? want one of: flag, name"},
-		{"DuplicateKey", "count: 1\ncount: 2", "root.count: defined twice (line 2)"},
+		{"DuplicateKey", "count: 1\ncount: 2", "line 2: root.count: defined twice"},
 		{"NotAnInteger", "count: ten", `root.count: "ten" is not an integer`},
 		{"IntegerOverflow", "count: 99999999999999999999", "is not an integer"},
 		{"DurationAsNumber", "wait: 5", `root.wait: "5" is not a duration; write one like "500ms", "2s", "48h"`},
@@ -110,6 +110,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		var s sample
 		_ = strictyaml.Decode(node, "root", &s) // must not panic
+		strictyaml.Lines(node, "root", map[string]int{})
 	})
 }
 
@@ -138,5 +139,61 @@ func TestClosest_SuggestsASlipNotAGuess(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("Closest(%q) = %q, want %q", tc.key, got, tc.want)
 		}
+	}
+}
+
+// TestError_OneFormat checks the one format of a configuration error: FILE:LINE:
+// path: message, with what is known of the place.
+func TestError_OneFormat(t *testing.T) {
+	tests := []struct {
+		err  strictyaml.Error
+		want string
+	}{
+		{strictyaml.Error{File: "c.yaml", Line: 5, Path: "cosid.x", Msg: "bad; want y"}, "c.yaml:5: cosid.x: bad; want y"},
+		{strictyaml.Error{Line: 5, Path: "cosid.x", Msg: "bad"}, "line 5: cosid.x: bad"},
+		{strictyaml.Error{File: "c.yaml", Path: "cosid.x", Msg: "bad"}, "c.yaml: cosid.x: bad"},
+		{strictyaml.Error{Path: "cosid.x", Msg: "bad"}, "cosid.x: bad"},
+		{strictyaml.Error{File: "c.yaml", Line: 2, Msg: "did not find expected key"}, "c.yaml:2: did not find expected key"},
+	}
+	for _, tc := range tests {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestLine_FindsAPathOrItsNearestParent checks the line index: a key's own line,
+// a list item's, and the line of the nearest parent for a setting left out.
+func TestLine_FindsAPathOrItsNearestParent(t *testing.T) {
+	node, err := strictyaml.Parse([]byte("cosid:\n  generators:\n    bill:\n      period: DAY\n      codec:\n        - prefix: {value: B}\n        - radix: {radix: 10}\n  other: &a {x: 1}\n  again: *a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]int{}
+	strictyaml.Lines(node, "", lines)
+	for path, want := range map[string]int{
+		"cosid.generators.bill.period":               4,
+		"cosid.generators.bill.strategy":             3,
+		"cosid.generators.bill.codec[1].radix.radix": 7,
+		"cosid.generators.nope.step":                 2,
+		"cosid.again":                                9,
+		"cosid.again.x":                              9,
+		"elsewhere":                                  0,
+	} {
+		if got := strictyaml.Line(lines, path); got != want {
+			t.Errorf("Line(%s) = %d, want %d", path, got, want)
+		}
+	}
+}
+
+// TestOneOf_SuggestsAValue checks the end of an error about a value: a "did you
+// mean" for a slip, the allowed values always.
+func TestOneOf_SuggestsAValue(t *testing.T) {
+	names := []string{"periodic-segment", "segment", "snowflake"}
+	if got, want := strictyaml.OneOf("segmnt", names), "did you mean segment? want one of: periodic-segment, segment, snowflake"; got != want {
+		t.Errorf("OneOf(segmnt) = %q, want %q", got, want)
+	}
+	if got, want := strictyaml.OneOf("uuid", names), "want one of: periodic-segment, segment, snowflake"; got != want {
+		t.Errorf("OneOf(uuid) = %q, want %q", got, want)
 	}
 }

@@ -11,6 +11,7 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -42,8 +43,26 @@ type Tracing struct {
 // OTEL_RESOURCE_ATTRIBUTES. When it is on, every httpstore.Store made after it
 // carries the trace context of its calls (httpstore.SetTransportWrapper). It makes
 // no connection: the exporter sends the spans in batches.
-func FromEnv(ctx context.Context) (*Tracing, error) {
+//
+// A value that would break the exporter's batches (an OTEL_BSP_* size or delay
+// that is not positive) is an error naming its variable; one that OpenTelemetry
+// ignores for its default is logged to logger (if not nil) at WARN, naming it.
+func FromEnv(ctx context.Context, logger *slog.Logger) (*Tracing, error) {
+	var warnings []string
+	if v := strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")); v != "" && !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+		warnings = append(warnings, fmt.Sprintf("OTEL_SDK_DISABLED=%q means false: want true or false", v))
+	}
 	on, err := enabled(os.Getenv)
+	if err == nil && on {
+		var more []string
+		more, err = checkEnv(os.Getenv)
+		warnings = append(warnings, more...)
+	}
+	if logger != nil {
+		for _, w := range warnings {
+			logger.Warn("tracing: " + w)
+		}
+	}
 	if err != nil || !on {
 		return &Tracing{}, err
 	}

@@ -44,7 +44,7 @@ func TestFromEnv_OffWrapsNothing(t *testing.T) {
 	for _, k := range []string{"OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED"} {
 		t.Setenv(k, "")
 	}
-	tr, err := FromEnv(t.Context())
+	tr, err := FromEnv(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestFromEnv_ExportsStoreSpansOverOTLP(t *testing.T) {
 	t.Setenv("OTEL_TRACES_EXPORTER", "")
 	t.Setenv("OTEL_SDK_DISABLED", "")
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", hs.URL)
-	tr, err := FromEnv(t.Context())
+	tr, err := FromEnv(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,10 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	// The client connects when first used, except that with a username it signs in
 	// at once, within the timeout: a wrong password fails here.
 	cfg := clientv3.Config{Endpoints: c.Endpoints, Username: c.Username, DialTimeout: timeout, Logger: zap.NewNop()}
-	if c.PasswordFile != "" {
+	var unread []string // the files an offline check leaves for open
+	if c.PasswordFile != "" && spec.Offline {
+		unread = append(unread, spec.Unread("password-file", c.PasswordFile))
+	} else if c.PasswordFile != "" {
 		b, err := os.ReadFile(string(c.PasswordFile))
 		if err != nil {
 			return parsed{}, store.Facts{}, bad("password-file", "%v", err)
@@ -98,7 +101,16 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 		cfg.Password, _, _ = strings.Cut(string(b), "\n")
 		cfg.Password = strings.TrimSuffix(cfg.Password, "\r")
 	}
-	if c.TLS != nil {
+	if c.TLS != nil && spec.Offline {
+		for _, f := range []struct {
+			field string
+			name  store.File
+		}{{"tls.ca-file", c.TLS.CAFile}, {"tls.cert-file", c.TLS.CertFile}, {"tls.key-file", c.TLS.KeyFile}} {
+			if f.name != "" {
+				unread = append(unread, spec.Unread(f.field, f.name))
+			}
+		}
+	} else if c.TLS != nil {
 		t, field, err := c.TLS.config()
 		if err != nil {
 			return parsed{}, store.Facts{}, bad("tls."+field, "%v", err)
@@ -120,7 +132,7 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	if c.Username != "" {
 		checks[0] = "reach: signs in as username at open, within timeout"
 	}
-	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: checks}
+	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: append(checks, unread...)}
 	return parsed{client: cfg, opts: opts}, facts, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cosid-go/cosid"
+	"github.com/cosid-go/cosid/internal/testkit/testenv"
 	"github.com/cosid-go/cosid/store"
 )
 
@@ -116,5 +117,23 @@ func TestConfig_PasswordFile(t *testing.T) {
 	defer rt.Close()
 	if _, err := rt.Next(t.Context(), "order"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestConfig_OfflineCheckReadsNoFile checks an offline Check (cosid config check
+// without --open): it leaves password-file and the TLS files for open, saying so,
+// where an online one reads them and refuses missing ones.
+func TestConfig_OfflineCheckReadsNoFile(t *testing.T) {
+	typ, _ := store.Lookup("etcd")
+	s := testenv.Spec("kv", "endpoints: [a:1]\nusername: u\npassword-file: /run/secrets/etcd/pw\ntls: { ca-file: /run/secrets/etcd/ca.pem }", nil)
+	s.Offline = true
+	facts, err := typ.Check(s)
+	checks := strings.Join(facts.Checks, "\n")
+	if err != nil || !strings.Contains(checks, s.Unread("password-file", "/run/secrets/etcd/pw")) || !strings.Contains(checks, s.Unread("tls.ca-file", "/run/secrets/etcd/ca.pem")) {
+		t.Errorf("offline Check = %q, %v; want no error and a line for each file", facts.Checks, err)
+	}
+	s.Offline = false
+	if _, err := typ.Check(s); err == nil || !strings.Contains(err.Error(), "cosid.stores.kv.password-file") {
+		t.Errorf("Check = %v, want the missing password file refused", err)
 	}
 }

@@ -14,6 +14,11 @@
 // generators above a store retry with backoff anyway. With one server, a call that
 // did not reach it is tried once more.
 //
+// Several servers must serve one store, and a Store pinned to it (WithStoreID,
+// store-id: in the configuration, which several urls need) refuses the answer of a
+// server of another store, or of one that names none, and goes on to the next server:
+// two stores hand out the same ranges.
+//
 // A Store trusts its server only so far: it follows no redirect (its token would go
 // along), refuses a URL with a user name or password in it (which would show in
 // every error), and checks the ranges and leases it is answered before it returns
@@ -23,5 +28,5 @@
 //
 //	stores:
 //	  ids: { type: http, url: "https://ids.internal:8686", token-file: /run/secrets/cosid, timeout: 3s }
-//	  fleet: { type: http, urls: ["https://ids-a.internal:8686", "https://ids-b.internal:8686"], token-file: /run/secrets/cosid }
+//	  fleet: { type: http, urls: ["https://ids-a.internal:8686", "https://ids-b.internal:8686"], store-id: 3f0c9a1e5b7d2c84, token-file: /run/secrets/cosid }
 package httpstore

@@ -29,6 +29,7 @@ type Store struct {
 	bases   []string     // the servers' URLs, without a trailing slash
 	pref    atomic.Int32 // the index in bases of the server that last answered
 	token   string
+	storeID string // WithStoreID: the identity every answer must name
 	timeout time.Duration
 	tls     *tls.Config
 	client  *http.Client
@@ -48,6 +49,8 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 
 // NewServers returns the Store of the cosid serves at urls, which share one store: a
 // call that cannot reach one goes on to the next, from the one that last answered.
+// Pin their store with WithStoreID: nothing else tells two stores apart, and a
+// client that goes on to a server of another store repeats ids.
 // Each URL is http:// or https:// with a host, and none is given twice. It makes no
 // call.
 func NewServers(urls []string, opts ...Option) (*Store, error) {
@@ -182,7 +185,7 @@ func (s *Store) try(ctx context.Context, send func(ctx context.Context, base str
 		i := (first + attempt) % n
 		var w watch
 		err := send(httptrace.WithClientTrace(ctx, w.trace()), s.bases[i])
-		if err == nil || !w.unreached(err) {
+		if err == nil || !(w.unreached(err) || isWrongStore(err)) {
 			if i != first {
 				s.pref.CompareAndSwap(int32(first), int32(i))
 			}
@@ -236,6 +239,9 @@ func (s *Store) do(req *http.Request, base, path string, out any) error {
 		return err
 	}
 	defer resp.Body.Close()
+	if err := s.checkStore(base, resp.Header); err != nil {
+		return err
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
 		return fmt.Errorf("%s: reading the answer: %w", base, err)

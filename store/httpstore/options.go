@@ -27,3 +27,9 @@ func WithTLSConfig(cfg *tls.Config) Option { return func(s *Store) { s.tls = cfg
 // WithHTTPClient makes the calls with c's transport, cookie jar and timeout instead
 // of a client of the Store's own; c's redirect policy is replaced by none.
 func WithHTTPClient(c *http.Client) Option { return func(s *Store) { s.client = c } }
+
+// WithStoreID pins the identity of the store the servers serve (store.Identifier,
+// as GET /v1/store/ping and `cosid config check --open` answer it): an answer of a
+// server that names another store, or none, is refused, never returned, and the
+// call goes on to the next server.
+func WithStoreID(id string) Option { return func(s *Store) { s.storeID = id } }

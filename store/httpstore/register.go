@@ -6,8 +6,10 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cosid-go/cosid/store"
+	"github.com/cosid-go/cosid/store/httpstore/wire"
 	"github.com/cosid-go/cosid/store/storekit"
 )
 
@@ -19,6 +21,7 @@ func init() { store.Register("http", storekit.Opener(parseSpec, dialSpec)) }
 //
 //	type: http
 //	url: https://ids.internal:8686   # one server; or urls: [a, b], servers on one store, tried in turn
+//	store-id: 3f0c9a1e5b7d2c84       # the identity of their store; needed with several urls
 //	token-file: /run/secrets/cosid   # the bearer token (optional)
 //	timeout: 5s
 //
@@ -26,6 +29,7 @@ func init() { store.Register("http", storekit.Opener(parseSpec, dialSpec)) }
 type specConfig struct {
 	URL       string        `yaml:"url"`
 	URLs      []string      `yaml:"urls"`
+	StoreID   string        `yaml:"store-id"`
 	TokenFile store.File    `yaml:"token-file"`
 	Timeout   time.Duration `yaml:"timeout"`
 }
@@ -55,12 +59,20 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	if _, err := checkURLs(urls); err != nil {
 		return parsed{}, store.Facts{}, fmt.Errorf("%s.%s: %w", spec.Path, field, err) // err wraps store.ErrInvalidArgument
 	}
+	switch {
+	case c.StoreID != strings.TrimSpace(c.StoreID) || strings.ContainsFunc(c.StoreID, unicode.IsControl) || len(c.StoreID) > 64:
+		return parsed{}, store.Facts{}, bad("store-id", "%q: want the identity a server's GET %s answers, such as 3f0c9a1e5b7d2c84", c.StoreID, wire.PathPing)
+	case c.StoreID == "" && len(urls) > 1:
+		return parsed{}, store.Facts{}, bad("store-id", "missing: urls lists %d servers, and nothing else tells that they serve one store: "+
+			"a client that fails over to a server of another store and restarts hands out ids twice. Set store-id to the identity of their store, "+
+			"which the servers answer on GET %s, log at start (store-id) and `cosid config check --open` prints for their serve.store", len(urls), wire.PathPing)
+	}
 	timeout, err := spec.Timeout(c.Timeout, DefaultTimeout)
 	if err != nil {
 		return parsed{}, store.Facts{}, err
 	}
-	opts := []Option{WithTimeout(timeout)}
-	if c.TokenFile != "" {
+	opts := []Option{WithTimeout(timeout), WithStoreID(c.StoreID)}
+	if c.TokenFile != "" && !spec.Offline {
 		data, err := os.ReadFile(string(c.TokenFile))
 		if err != nil {
 			return parsed{}, store.Facts{}, bad("token-file", "%v", err)
@@ -74,6 +86,12 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: []string{
 		"server: reached on the first call, not at open; every answer is checked before the store returns it, and no redirect is followed",
 	}}
+	if c.TokenFile != "" && spec.Offline {
+		facts.Checks = append(facts.Checks, spec.Unread("token-file", c.TokenFile))
+	}
+	if c.StoreID != "" {
+		facts.Checks = append(facts.Checks, "store-id: every answer must name store "+c.StoreID+"; a server of another store is passed over")
+	}
 	return parsed{urls: urls, opts: opts}, facts, nil
 }
 

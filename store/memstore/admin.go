@@ -147,3 +147,9 @@ func (s *Store) RaiseFloor(ctx context.Context, req store.FloorRequest) (store.S
 	r.NextFloorMs = max(r.NextFloorMs, req.FloorMs)
 	return r.Info(req.Slot), nil
 }
+
+var _ store.Identifier = (*Store)(nil)
+
+// StoreID implements store.Identifier: the identity is a sealed key of the store
+// (storekit.StoreID), written by the first call on new data; its Siblings share it.
+func (s *Store) StoreID(ctx context.Context) (string, error) { return storekit.StoreID(ctx, s) }

@@ -70,6 +70,11 @@ func (s taking) Seal(ctx context.Context, key string) error {
 	return s.Store.Seal(ctx, key)
 }
 
+func (s taking) StoreID(ctx context.Context) (string, error) {
+	defer s.hold()()
+	return s.Store.StoreID(ctx)
+}
+
 func (s taking) Acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
 	defer s.hold()()
 	return s.Store.Acquire(ctx, req)

@@ -23,3 +23,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	}
 	return nil
 }
+
+var _ store.Identifier = (*Store)(nil)
+
+// StoreID implements store.Identifier: the identity is a sealed key of the store
+// (storekit.StoreID), written by the first call on a new backend.
+func (s *Store) StoreID(ctx context.Context) (string, error) { return storekit.StoreID(ctx, s) }

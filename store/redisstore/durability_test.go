@@ -12,13 +12,15 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/cosid-go/cosid/internal/testkit/testenv"
+	"github.com/cosid-go/cosid/store"
 	"github.com/cosid-go/cosid/store/redisstore"
 )
 
 // TestNew_Durability checks what New says of each kind of server: it accepts one
 // with appendonly yes and appendfsync always; it refuses one that can lose writes,
 // or whose CONFIG it may not read, with an error that names the settings, unless
-// WithVolatileServer accepts the risk, which it then logs as a warning.
+// WithVolatileServer accepts the risk, which it then logs as a warning. The refusal
+// is a setup error (store.ErrNotSetUp), not an outage.
 func TestNew_Durability(t *testing.T) {
 	durableAddr := durable(t)
 	volatileAddr := testenv.Server(t, testenv.Redis)
@@ -50,6 +52,11 @@ func TestNew_Durability(t *testing.T) {
 			if tc.want != nil {
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("New = %v; want an error wrapping %v", err, tc.want)
+				}
+				// A refusal of the server's settings is for an operator to fix, not
+				// an outage that waiting ends.
+				if !errors.Is(err, store.ErrNotSetUp) || errors.Is(err, store.ErrUnavailable) {
+					t.Errorf("New = %v; want store.ErrNotSetUp, not store.ErrUnavailable", err)
 				}
 				mentions(t, err.Error(), tc.mention)
 				return

@@ -60,8 +60,9 @@ var (
 // every shard of a Ring) with CONFIG GET and refuses, with an error wrapping
 // ErrVolatileServer, a server that runs without appendonly yes and appendfsync
 // always, since it can forget acknowledged reservations on a restart; where CONFIG
-// is refused, the error wraps ErrDurabilityUnknown. WithVolatileServer accepts
-// either, with a warning in the log. New does this within the store's timeout.
+// is refused, the error wraps ErrDurabilityUnknown. Either error also wraps
+// store.ErrNotSetUp, not store.ErrUnavailable: it lasts until an operator acts.
+// WithVolatileServer accepts either, with a warning in the log. New does this within the store's timeout.
 func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	cfg := buildConfig(opts)
 	if client == nil {
@@ -117,11 +118,11 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 		cfg.logger.Warn("redisstore: allowVolatile: a restart may forget reservations and hand out ids again",
 			"store", s.name, "found", err.Error())
 	case errors.Is(err, ErrVolatileServer):
-		return nil, fmt.Errorf("%s: %w; a restart would forget the latest reservations and leases and hand the same ids out again; run the server with appendonly yes and appendfsync always, or accept the risk with %s",
-			s.name, err, cfg.acceptVolatile())
+		return nil, setupError{fmt.Errorf("%s: %w; a restart would forget the latest reservations and leases and hand the same ids out again; run the server with appendonly yes and appendfsync always, or accept the risk with %s",
+			s.name, err, cfg.acceptVolatile())}
 	case errors.Is(err, ErrDurabilityUnknown):
-		return nil, fmt.Errorf("%s: %w; where the service keeps an append-only file fsynced on every write, or the risk is accepted, set %s",
-			s.name, err, cfg.acceptVolatile())
+		return nil, setupError{fmt.Errorf("%s: %w; where the service keeps an append-only file fsynced on every write, or the risk is accepted, set %s",
+			s.name, err, cfg.acceptVolatile())}
 	default:
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -131,6 +132,13 @@ func newStore(ctx context.Context, client redis.UniversalClient, owned bool, cfg
 	cfg.logger.Debug("redisstore: ready", "store", s.name, "timeout", cfg.timeout, "replicas", s.replicas, "waitAOF", s.gate.waitAOF.Load())
 	return s, nil
 }
+
+// setupError is a refusal of the server's settings, which lasts until an operator
+// changes them or accepts the risk: it matches store.ErrNotSetUp, so that no caller
+// takes it for an outage that waiting ends, and reads as its cause.
+type setupError struct{ error }
+
+func (e setupError) Unwrap() []error { return []error{store.ErrNotSetUp, e.error} }
 
 // serverName names the server of client for errors: its address, or its addresses.
 func serverName(client redis.UniversalClient) string {

@@ -80,6 +80,9 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	}
 	facts := store.Facts{Timeout: cfg.timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true,
 		Checks: []string{"reach: reads the server's persistence settings within timeout", durability, replication}}
+	if c.PasswordFile != "" && spec.Offline {
+		facts.Checks = append(facts.Checks, spec.Unread("password-file", c.PasswordFile))
+	}
 	return parsed{client: uo, cfg: cfg}, facts, nil
 }
 
@@ -167,7 +170,7 @@ func (c specConfig) client(spec store.Spec) (*redis.UniversalOptions, config, er
 		WriteTimeout:          cfg.timeout,
 		ContextTimeoutEnabled: true,
 	}
-	if c.PasswordFile != "" {
+	if c.PasswordFile != "" && !spec.Offline {
 		b, err := os.ReadFile(string(c.PasswordFile))
 		if err != nil {
 			return nil, config{}, bad("password-file", "%v", err)

@@ -98,3 +98,20 @@ func TestConfig_PasswordFile(t *testing.T) {
 		t.Fatalf("open with a wrong password: %v, want an error naming the entry", err)
 	}
 }
+
+// TestConfig_OfflineCheckReadsNoPasswordFile checks an offline Check (cosid config
+// check without --open): it leaves password-file for open, saying so, where an
+// online one reads it and refuses a missing one.
+func TestConfig_OfflineCheckReadsNoPasswordFile(t *testing.T) {
+	typ, _ := store.Lookup("redis")
+	s := spec("addr: a:1\npassword-file: /run/secrets/cosid/redis")
+	s.Offline = true
+	facts, err := typ.Check(s)
+	if want := s.Unread("password-file", "/run/secrets/cosid/redis"); err != nil || !strings.Contains(strings.Join(facts.Checks, "\n"), want) {
+		t.Errorf("offline Check = %q, %v; want no error and the line %q", facts.Checks, err, want)
+	}
+	s.Offline = false
+	if _, err := typ.Check(s); err == nil || !strings.Contains(err.Error(), "cosid.stores.cache.password-file") {
+		t.Errorf("Check = %v, want the missing password file refused", err)
+	}
+}

@@ -135,7 +135,12 @@
 //
 // SQLite has one writer. A store lets one of its calls at a time reach the
 // database, and Open gives it one connection, a busy timeout equal to the store's
-// timeout (other processes on the file wait for each other's writes) and WAL mode.
+// timeout (other processes on the file wait for each other's writes) and WAL mode,
+// with the log's file cut back to 4 MiB after a checkpoint (journal_size_limit).
+// Every statement runs to its end, so that SQLite's automatic checkpoint folds the
+// log into the database file every 1,000 pages while the store serves. A file or
+// folder that the process cannot write is a setup error (store.ErrNotSetUp, not
+// store.ErrUnavailable) naming its absolute path and the permission.
 //
 // # SQL Server
 //

@@ -3,10 +3,14 @@ package sqlstore
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/cosid-go/cosid/store"
 )
 
 // isSQLite reports whether driver is a SQLite driver, whose DSN is a file name.
@@ -183,4 +187,36 @@ func urlPassword(dsn, password string) (string, error) {
 	}
 	u.User = url.UserPassword(u.User.Username(), password)
 	return u.String(), nil
+}
+
+// sqliteAccess explains a SQLite database at path that could not be opened, when
+// its file or folder is not writable: SQLite says only "unable to open database
+// file" or "attempt to write a readonly database". It is a setup error
+// (store.ErrNotSetUp), not an outage: waiting does not help, an operator must act.
+// It returns nil when both are writable.
+func sqliteAccess(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	switch {
+	case err == nil:
+		f.Close()
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("sqlstore: %w: the SQLite file %s is not writable by uid %d: %w; give it write permission, or set dsn to a file that is", store.ErrNotSetUp, path, os.Getuid(), err)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil
+	}
+	// SQLite writes the database's -wal and -shm files beside it, and creates it
+	// there when it does not exist.
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".cosid-write-check-*")
+	switch {
+	case err == nil:
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("sqlstore: %w: the folder %s of the SQLite file %s does not exist; create it, or set dsn to a file in a folder that does", store.ErrNotSetUp, dir, filepath.Base(path))
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("sqlstore: %w: the folder %s of the SQLite file %s is not writable by uid %d (permission denied): SQLite creates the database and its -wal and -shm files there; give it write permission, or set dsn to a file in a writable folder", store.ErrNotSetUp, dir, filepath.Base(path), os.Getuid())
+	}
+	return nil
 }

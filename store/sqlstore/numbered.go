@@ -26,11 +26,33 @@ func (n numbered) key(k string) any {
 
 func (n numbered) Reserve(ctx context.Context, q Querier, key string, size, created int64) (int64, bool, error) {
 	var next int64
-	err := q.QueryRowContext(ctx, n.reserve, n.key(key), size, created).Scan(&next)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+	found, err := queryToEnd(ctx, q, n.reserve, []any{n.key(key), size, created}, &next)
+	return next, found, err
+}
+
+// queryToEnd scans the first row of a statement that writes into dest and steps the
+// statement to its end, reporting whether there was a row. sql.Row would stop at
+// the first row and reset the statement: SQLite then commits without running its
+// write-ahead log's hook, which runs the automatic checkpoint, and the log grows by
+// every reservation for as long as the process runs.
+func queryToEnd(ctx context.Context, q Querier, query string, args []any, dest ...any) (bool, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return false, err
 	}
-	return next, err == nil, err
+	defer rows.Close()
+	found := rows.Next()
+	if found {
+		if err := rows.Scan(dest...); err != nil {
+			return false, err
+		}
+	}
+	for rows.Next() {
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	return found, rows.Close()
 }
 
 func (n numbered) Advance(ctx context.Context, q Querier, key string, size int64) (bool, error) {

@@ -107,6 +107,14 @@ func parseSpec(spec store.Spec, c specConfig) (parsed, store.Facts, error) {
 	}
 	opts = append(opts, WithTables(t))
 	facts := store.Facts{Timeout: timeout, DefaultTimeout: DefaultTimeout, TimeoutSet: c.Timeout != 0, Leases: true, Checks: checks(c)}
+	for _, f := range []struct {
+		field string
+		name  store.File
+	}{{"dsn-file", c.DSNFile}, {"password-file", c.PasswordFile}} {
+		if spec.Offline && f.name != "" {
+			facts.Checks = append(facts.Checks, spec.Unread(f.field, f.name))
+		}
+	}
 	return parsed{driver: c.Driver, dsn: dsn, timeout: timeout, opts: opts}, facts, nil
 }
 
@@ -143,6 +151,9 @@ func checks(c specConfig) []string {
 // relative SQLite file name read from the configuration's directory; with the
 // password of password-file.
 func specDSN(spec store.Spec, c specConfig) (string, error) {
+	if spec.Offline && (c.DSNFile != "" || c.PasswordFile != "") {
+		return "", nil // the files are read at open; an offline check has no DSN to check
+	}
 	dsn := c.DSN
 	if c.DSNFile != "" {
 		b, err := os.ReadFile(string(c.DSNFile))

@@ -192,6 +192,11 @@ func open(ctx context.Context, driver, dsn string, timeout time.Duration, cfg co
 	s, err := newStore(ctx, db, true, timeout, cfg)
 	if err != nil {
 		db.Close()
+		if name, ok := sqliteCreates(dsn); ok && isSQLite(driver) {
+			if aerr := sqliteAccess(name); aerr != nil {
+				return nil, fmt.Errorf("%w (%w)", aerr, err)
+			}
+		}
 		return nil, err
 	}
 	return s, nil
@@ -220,9 +225,16 @@ func openGatedPool(driver, dsn string, timeout time.Duration) (*sql.DB, *gatedCo
 	return db, gc, nil
 }
 
+// walLimit is the size to which SQLite cuts the write-ahead log's file once a
+// checkpoint has emptied it: a little more than the 1,000 pages of 4 KiB at which
+// it checkpoints. A reader of another process holds the checkpoint back while it
+// reads, and without the limit the file would keep the size it grew to meanwhile.
+const walLimit = 4 << 20
+
 // sqliteDSN adds to a modernc.org/sqlite DSN a busy timeout of timeout, so that a
-// process waits for another's write instead of failing, and WAL mode, so that
-// readers do not block the writer; unless the DSN sets them itself.
+// process waits for another's write instead of failing, WAL mode, so that readers
+// do not block the writer, and the write-ahead log's size limit (walLimit); unless
+// the DSN sets them itself.
 func sqliteDSN(dsn string, timeout time.Duration) string {
 	var add []string
 	if !strings.Contains(dsn, "busy_timeout") {
@@ -230,6 +242,9 @@ func sqliteDSN(dsn string, timeout time.Duration) string {
 	}
 	if !strings.Contains(dsn, "journal_mode") {
 		add = append(add, "_pragma=journal_mode(wal)")
+	}
+	if !strings.Contains(dsn, "journal_size_limit") {
+		add = append(add, fmt.Sprintf("_pragma=journal_size_limit(%d)", walLimit))
 	}
 	return appendParams(dsn, add)
 }

@@ -194,7 +194,7 @@ func ExampleOpener() {
 	fmt.Println(r, err)
 	// Output:
 	// timeout 2s leases true <nil>
-	// cosid.stores.ids.addr: invalid argument: missing; want the server's host:port
+	// cosid.stores.ids.addr: missing; want the server's host:port
 	// cosid.stores.ids: memo: dialing down:7000: connection refused
 	// [1, 101) <nil>
 }

@@ -2,7 +2,8 @@
 // checks a file system: RunRangeStore checks the range invariants S1–S6 of
 // store.RangeStore, and RunSlotLeaseStore the slot invariants L1–L7 of
 // store.SlotLeaseStore, each in a subtest named after it, under concurrency and across
-// two store instances on one backend. Both check, in their subtest Closed, that a
+// two store instances on one backend. RunRangeStore checks, in StoreID, that a
+// store.Identifier answers one identity per backend. Both check, in their subtest Closed, that a
 // closed store fails its calls with an error wrapping store.ErrClosed.
 // RunSlotLeaseStore also checks, in ProvisionedAsTaken, that a namespace of
 // store.MaxSlots slots works when a few are leased, and, given a count of the
@@ -75,6 +76,7 @@ func RunRangeStore(t *testing.T, open func(t *testing.T) store.RangeStore) {
 	t.Run("S5_Exhausted", k.s5Exhausted)
 	t.Run("S6_SealedNeverRecreated", k.s6SealedNeverRecreated)
 	t.Run("S6_SealDuringReserves", k.s6SealDuringReserves)
+	t.Run("StoreID", k.storeID)
 }
 
 type kit struct {
@@ -160,4 +162,33 @@ func concurrently[S any](stores []S, f func(g int, st S)) {
 
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// storeID checks store.Identifier, when the stores implement it: every instance on
+// one backend, asked at once (the first time, on a new backend), answers one
+// identity, and again when reopened.
+func (k *kit) storeID(t *testing.T) {
+	if _, ok := k.one(t).(store.Identifier); !ok {
+		t.Skip("the store implements no store.Identifier")
+	}
+	ids := make([]string, goroutines)
+	errs := make([]error, goroutines)
+	concurrently(k.instances(t, instanceCount), func(g int, st store.RangeStore) {
+		ids[g], errs[g] = st.(store.Identifier).StoreID(t.Context())
+	})
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("StoreID: %v", err)
+	}
+	if ids[0] == "" {
+		t.Fatal("StoreID returned an empty identity")
+	}
+	reopened, err := k.one(t).(store.Identifier).StoreID(t.Context())
+	if err != nil {
+		t.Fatalf("StoreID of a reopened store: %v", err)
+	}
+	for g, id := range append(ids, reopened) {
+		if id != ids[0] {
+			t.Fatalf("StoreID: call %d answered %q, call 0 %q: want one identity per backend", g, id, ids[0])
+		}
+	}
 }

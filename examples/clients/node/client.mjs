@@ -12,18 +12,26 @@
 const base = (process.env.COSID_URL ?? "http://127.0.0.1:8686").replace(/\/+$/, "");
 const token = process.env.COSID_TOKEN ?? "";
 
-// call sends one request and returns its JSON answer; an error answer throws.
+// call sends one request and returns its JSON answer; an error answer, or none,
+// throws.
 async function call(method, path, body) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const resp = await fetch(base + path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    redirect: "error", // the token must not follow a redirect elsewhere
-    signal: AbortSignal.timeout(10_000),
-  });
+  let resp;
+  try {
+    resp = await fetch(base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      redirect: "error", // the token must not follow a redirect elsewhere
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (e) {
+    // No answer at all: fetch says "fetch failed" and puts the reason in cause.
+    const reason = e.cause?.message ?? e.message;
+    throw new Error(`${method} ${base}${path}: no answer from cosid serve: ${reason} (is it running at COSID_URL=${base}?)`);
+  }
   const answer = await resp.json();
   if (!resp.ok) {
     // Every error of cosid serve is {"code": ..., "message": ...}.
@@ -52,13 +60,21 @@ class LocalRange {
   }
 }
 
-const name = encodeURIComponent(process.env.COSID_GENERATOR ?? "order");
-for (const id of (await call("GET", `/v1/generators/${name}/next?count=5`)).ids) {
-  console.log("id", id);
-}
-console.log("id", (await call("GET", `/v1/generators/${name}/next`)).ids[0]);
+// main takes the ids; an error is one line on stderr and exit status 1.
+async function main() {
+  const name = encodeURIComponent(process.env.COSID_GENERATOR ?? "order");
+  for (const id of (await call("GET", `/v1/generators/${name}/next?count=5`)).ids) {
+    console.log("id", id);
+  }
+  console.log("id", (await call("GET", `/v1/generators/${name}/next`)).ids[0]);
 
-const local = await LocalRange.reserve(process.env.COSID_KEY ?? "examples/node", 100);
-for (let v = local.take(); v !== undefined; v = local.take()) {
-  console.log("local", v.toString());
+  const local = await LocalRange.reserve(process.env.COSID_KEY ?? "examples/node", 100);
+  for (let v = local.take(); v !== undefined; v = local.take()) {
+    console.log("local", v.toString());
+  }
 }
+
+main().catch((e) => {
+  console.error(e.message);
+  process.exit(1);
+});

@@ -22,7 +22,7 @@ TOKEN = os.environ.get("COSID_TOKEN", "")
 
 
 def call(method, path, body=None):
-    """Sends one request and returns its JSON answer; an error answer exits."""
+    """Sends one request and returns its JSON answer; an error answer, or none, exits."""
     headers = {"Accept": "application/json"}
     if TOKEN:
         headers["Authorization"] = "Bearer " + TOKEN
@@ -38,6 +38,11 @@ def call(method, path, body=None):
         # Every error of cosid serve is {"code": ..., "message": ...}.
         err = json.load(e)
         sys.exit(f"{method} {path}: {e.code} {err['code']}: {err['message']}")
+    except (urllib.error.URLError, OSError) as e:
+        # No answer at all: refused, unresolvable or timed out (URLError wraps the
+        # first two; a timeout while reading is a bare OSError).
+        reason = getattr(e, "reason", e)
+        sys.exit(f"{method} {BASE}{path}: no answer from cosid serve: {reason} (is it running at COSID_URL={BASE}?)")
 
 
 class LocalRange:

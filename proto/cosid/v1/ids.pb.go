@@ -601,7 +601,11 @@ type Generator struct {
 	// The store it takes its ranges or slots from.
 	Store string `protobuf:"bytes,4,opt,name=store,proto3" json:"store,omitempty"`
 	// idle (not served yet), serving, or "failing: " and the last error.
-	State         string `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	State string `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	// A template of a sequence per key (keyed: true): its calls need a key.
+	Keyed bool `protobuf:"varint,6,opt,name=keyed,proto3" json:"keyed,omitempty"`
+	// The keys of a keyed generator open now; unset for a plain one.
+	LiveKeys      *int64 `protobuf:"varint,7,opt,name=live_keys,json=liveKeys,proto3,oneof" json:"live_keys,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -671,6 +675,68 @@ func (x *Generator) GetState() string {
 	return ""
 }
 
+func (x *Generator) GetKeyed() bool {
+	if x != nil {
+		return x.Keyed
+	}
+	return false
+}
+
+func (x *Generator) GetLiveKeys() int64 {
+	if x != nil && x.LiveKeys != nil {
+		return *x.LiveKeys
+	}
+	return 0
+}
+
+// ErrorInfo is the detail of every error of the API: the code that /v1's error
+// body gives as "code" and the cosid-code metadata as well (unknown_generator,
+// sealed, exhausted, …), so that a client reading the body finds the same code
+// on either API.
+type ErrorInfo struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Code          string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ErrorInfo) Reset() {
+	*x = ErrorInfo{}
+	mi := &file_cosid_v1_ids_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ErrorInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ErrorInfo) ProtoMessage() {}
+
+func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_cosid_v1_ids_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
+func (*ErrorInfo) Descriptor() ([]byte, []int) {
+	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ErrorInfo) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
 var File_cosid_v1_ids_proto protoreflect.FileDescriptor
 
 const file_cosid_v1_ids_proto_rawDesc = "" +
@@ -714,13 +780,19 @@ const file_cosid_v1_ids_proto_rawDesc = "" +
 	"\x16ListGeneratorsResponse\x123\n" +
 	"\n" +
 	"generators\x18\x01 \x03(\v2\x13.cosid.v1.GeneratorR\n" +
-	"generators\"y\n" +
+	"generators\"\xbf\x01\n" +
 	"\tGenerator\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bstrategy\x18\x02 \x01(\tR\bstrategy\x12\x10\n" +
 	"\x03key\x18\x03 \x01(\tR\x03key\x12\x14\n" +
 	"\x05store\x18\x04 \x01(\tR\x05store\x12\x14\n" +
-	"\x05state\x18\x05 \x01(\tR\x05state2\xf5\x02\n" +
+	"\x05state\x18\x05 \x01(\tR\x05state\x12\x14\n" +
+	"\x05keyed\x18\x06 \x01(\bR\x05keyed\x12 \n" +
+	"\tlive_keys\x18\a \x01(\x03H\x00R\bliveKeys\x88\x01\x01B\f\n" +
+	"\n" +
+	"_live_keys\"\x1f\n" +
+	"\tErrorInfo\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code2\xf5\x02\n" +
 	"\tIdService\x125\n" +
 	"\x04Next\x12\x15.cosid.v1.NextRequest\x1a\x16.cosid.v1.NextResponse\x12D\n" +
 	"\tNextRange\x12\x1a.cosid.v1.NextRangeRequest\x1a\x1b.cosid.v1.NextRangeResponse\x12O\n" +
@@ -740,7 +812,7 @@ func file_cosid_v1_ids_proto_rawDescGZIP() []byte {
 	return file_cosid_v1_ids_proto_rawDescData
 }
 
-var file_cosid_v1_ids_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_cosid_v1_ids_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_cosid_v1_ids_proto_goTypes = []any{
 	(*NextRequest)(nil),            // 0: cosid.v1.NextRequest
 	(*NextResponse)(nil),           // 1: cosid.v1.NextResponse
@@ -753,10 +825,11 @@ var file_cosid_v1_ids_proto_goTypes = []any{
 	(*ListGeneratorsRequest)(nil),  // 8: cosid.v1.ListGeneratorsRequest
 	(*ListGeneratorsResponse)(nil), // 9: cosid.v1.ListGeneratorsResponse
 	(*Generator)(nil),              // 10: cosid.v1.Generator
-	(*timestamppb.Timestamp)(nil),  // 11: google.protobuf.Timestamp
+	(*ErrorInfo)(nil),              // 11: cosid.v1.ErrorInfo
+	(*timestamppb.Timestamp)(nil),  // 12: google.protobuf.Timestamp
 }
 var file_cosid_v1_ids_proto_depIdxs = []int32{
-	11, // 0: cosid.v1.DecodeResponse.time:type_name -> google.protobuf.Timestamp
+	12, // 0: cosid.v1.DecodeResponse.time:type_name -> google.protobuf.Timestamp
 	10, // 1: cosid.v1.ListGeneratorsResponse.generators:type_name -> cosid.v1.Generator
 	0,  // 2: cosid.v1.IdService.Next:input_type -> cosid.v1.NextRequest
 	2,  // 3: cosid.v1.IdService.NextRange:input_type -> cosid.v1.NextRangeRequest
@@ -781,13 +854,14 @@ func file_cosid_v1_ids_proto_init() {
 		return
 	}
 	file_cosid_v1_ids_proto_msgTypes[7].OneofWrappers = []any{}
+	file_cosid_v1_ids_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cosid_v1_ids_proto_rawDesc), len(file_cosid_v1_ids_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -288,8 +288,8 @@ func TestChart_ServicePDBAndServiceMonitorSelectThePods(t *testing.T) {
 	if !labels.SelectorFromSet(r.service.Spec.Selector).Matches(pods) {
 		t.Errorf("the Service's selector %v does not select the pods %v", r.service.Spec.Selector, pods)
 	}
-	if len(r.service.Spec.Ports) != 1 || r.service.Spec.Ports[0].TargetPort.String() != "http" {
-		t.Errorf("the Service's ports %+v, want one to the port named http", r.service.Spec.Ports)
+	if len(r.service.Spec.Ports) != 2 || r.service.Spec.Ports[0].TargetPort.String() != "http" || r.service.Spec.Ports[1].TargetPort.String() != "grpc" {
+		t.Errorf("the Service's ports %+v, want one to the port named http, one to grpc", r.service.Spec.Ports)
 	}
 	sel, err := metav1.LabelSelectorAsSelector(r.pdb.Spec.Selector)
 	if err != nil || !sel.Matches(pods) {
@@ -322,6 +322,52 @@ func TestChart_ServicePDBAndServiceMonitorSelectThePods(t *testing.T) {
 	})
 	if want := []string{"dsn", "ids", "monitor", "store"}; !slices.Equal(keys, want) {
 		t.Errorf("the Secret's keys %v, want %v", keys, want)
+	}
+}
+
+// TestChart_ExposesTheGRPCPort checks that the gRPC listener of cosid serve is on
+// (--grpc-addr on grpc.port), a port of the pod and of the Service named grpc, and
+// that grpc.enabled=false leaves all three out.
+func TestChart_ExposesTheGRPCPort(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		sets []string
+		port int32 // 0: no gRPC listener
+	}{
+		{"Default", nil, 8687},
+		{"OtherPort", []string{"grpc.port=9090"}, 9090},
+		{"Off", []string{"grpc.enabled=false"}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.sets...)
+			c := r.deploy.Spec.Template.Spec.Containers[0]
+			var args []string
+			for _, a := range c.Args {
+				if strings.HasPrefix(a, "--grpc-addr") {
+					args = append(args, a)
+				}
+			}
+			var pod, svc []string
+			for _, p := range c.Ports {
+				if p.Name == "grpc" {
+					pod = append(pod, strconv.Itoa(int(p.ContainerPort)))
+				}
+			}
+			for _, p := range r.service.Spec.Ports {
+				if p.TargetPort.String() == "grpc" {
+					svc = append(svc, p.Name+":"+strconv.Itoa(int(p.Port)))
+				}
+			}
+			var want [3]string
+			if tt.port != 0 {
+				n := strconv.Itoa(int(tt.port))
+				want = [3]string{"--grpc-addr=0.0.0.0:" + n, n, "grpc:" + n}
+			}
+			got := [3]string{strings.Join(args, " "), strings.Join(pod, " "), strings.Join(svc, " ")}
+			if got != want {
+				t.Errorf("flag, pod port, Service port = %q, want %q", got, want)
+			}
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ var clients = []struct{ name, interpreter, script string }{
 // serve: every id over /v1 is unique and ascending across both runs, and each run's
 // range holds the size asked, handed out locally in order, apart from the other's.
 func TestClient_TakesIdsAndReservesARange(t *testing.T) {
-	srv := startServe(t)
+	srv, _ := startServe(t)
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
 			interpreter := lookInterpreter(t, c.interpreter)
@@ -68,7 +69,7 @@ func TestClient_TakesIdsAndReservesARange(t *testing.T) {
 // TestClient_WrongTokenFails runs each client with a token the server does not
 // have: it exits with an error naming the refusal, and prints no id.
 func TestClient_WrongTokenFails(t *testing.T) {
-	srv := startServe(t)
+	srv, _ := startServe(t)
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
 			interpreter := lookInterpreter(t, c.interpreter)
@@ -100,6 +101,59 @@ func TestClient_NoServerIsOneLine(t *testing.T) {
 				t.Errorf("with no server at %s: %v\n%s\nwant a failure of one line naming the URL and COSID_URL", url, err, out)
 			}
 		})
+	}
+}
+
+// TestClient_NodeGRPC runs the grpc-js client of node/grpc.mjs against the gRPC
+// listener of a real cosid serve: it takes ascending ids with the token, and fails
+// naming UNAUTHENTICATED with a wrong one. Its packages come from npm ci.
+func TestClient_NodeGRPC(t *testing.T) {
+	node := lookInterpreter(t, "node")
+	npmCI(t)
+	_, addr := startServe(t)
+	run := func(tok string) *exec.Cmd {
+		cmd := clientCmd(t, node, "node/grpc.mjs", "", tok)
+		cmd.Env = append(cmd.Env, "COSID_GRPC_ADDR="+addr)
+		return cmd
+	}
+	out, err := run(token).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node node/grpc.mjs: %v\n%s", err, out)
+	}
+	var ids []int64
+	for line := range strings.Lines(string(out)) {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "grpc id ")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if !ok || err != nil {
+			t.Fatalf("a line the client does not print: %q", line)
+		}
+		ids = append(ids, n)
+	}
+	if len(ids) != 3 || ids[0] >= ids[1] || ids[1] >= ids[2] {
+		t.Errorf("ids over gRPC %v, want 3 ascending", ids)
+	}
+	out, err = run("not-the-token").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "UNAUTHENTICATED") || strings.Contains(string(out), "grpc id") {
+		t.Errorf("with a wrong token: %v\n%s\nwant a failure naming UNAUTHENTICATED", err, out)
+	}
+}
+
+// npmCI installs the packages of node/package-lock.json (npm ci), unless they are
+// there; without npm, or when the registry cannot be reached, the test skips,
+// unless COSID_TEST_REQUIRE=1 makes it a failure.
+func npmCI(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join("node", "node_modules", "@grpc", "grpc-js", "package.json")); err == nil {
+		return
+	}
+	npm := lookInterpreter(t, "npm")
+	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+	cmd.Dir = "node"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if os.Getenv("COSID_TEST_REQUIRE") == "1" {
+			t.Fatalf("npm ci in examples/clients/node: %v\n%s", err, out)
+		}
+		t.Skipf("npm ci in examples/clients/node: %v\n%s", err, out)
 	}
 }
 
@@ -185,9 +239,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+var grpcListening = regexp.MustCompile(`grpc-addr=(\S+)`)
+
 // startServe runs cosid serve on a loopback port with a memory store, the generator
-// order and the store API, behind token, and returns its URL once it listens.
-func startServe(t *testing.T) string {
+// order and the store API, behind token, and returns its URL and the address of its
+// gRPC listener once it listens.
+func startServe(t *testing.T) (url, grpcAddr string) {
 	t.Helper()
 	dir := t.TempDir()
 	config := `
@@ -205,7 +262,12 @@ cosid:
 	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(testenv.Cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--token-file", "token")
+	cmd := exec.Command(testenv.Cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--token-file", "token")
 	cmd.Dir = dir
-	return testenv.StartServe(t, cmd).URL
+	srv := testenv.StartServe(t, cmd)
+	m := grpcListening.FindStringSubmatch(srv.Log())
+	if m == nil {
+		t.Fatalf("cosid serve logged no grpc-addr:\n%s", srv.Log())
+	}
+	return srv.URL, m[1]
 }

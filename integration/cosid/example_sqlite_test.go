@@ -48,10 +48,11 @@ cosid:
 	// Output: [1 2 3] in the file next to cosid.yaml: true
 }
 
-// A store that cannot be used now answers an error wrapping ErrUnavailable, from
-// rt.Next and from a typed generator alike; the runtime tries again on later calls,
-// and the generators work once the store is back, without a restart.
-func ExampleErrUnavailable() {
+// A store that is reached but cannot be used as it is (here a SQLite file whose
+// folder does not exist) answers an error wrapping ErrNotSetUp, not ErrUnavailable:
+// waiting does not help, an operator must act. The runtime still tries again on
+// later calls, so the generators work once the store is set up, without a restart.
+func ExampleErrNotSetUp() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "cosid-example-")
 	defer os.RemoveAll(dir)
@@ -62,12 +63,12 @@ func ExampleErrUnavailable() {
 	defer rt.Close()
 
 	_, err := rt.Next(ctx, "order")
-	fmt.Println("unavailable:", errors.Is(err, cosid.ErrUnavailable), "a configuration error:", errors.Is(err, cosid.ErrConfig))
+	fmt.Println("not set up:", errors.Is(err, cosid.ErrNotSetUp), "unavailable:", errors.Is(err, cosid.ErrUnavailable))
 
-	os.Mkdir(data, 0o700) // the store is back
+	os.Mkdir(data, 0o700) // the operator makes the folder
 	for {
 		id, err := rt.Next(ctx, "order")
-		if errors.Is(err, cosid.ErrUnavailable) {
+		if errors.Is(err, cosid.ErrNotSetUp) || errors.Is(err, cosid.ErrUnavailable) {
 			time.Sleep(50 * time.Millisecond) // sleep-ok: paces the retries, as a caller does
 			continue
 		}
@@ -75,6 +76,6 @@ func ExampleErrUnavailable() {
 		break
 	}
 	// Output:
-	// unavailable: true a configuration error: false
+	// not set up: true unavailable: false
 	// 1 <nil>
 }

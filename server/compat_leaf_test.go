@@ -22,6 +22,7 @@ cosid:
     mem: { type: memory }
   generators:
     biz: { strategy: segment, store: mem, keyed: true, step: 10 }
+    plain: { strategy: segment, store: mem }
     leafsf: { strategy: snowflake, machine-id: 39, epoch: "2010-11-04T01:42:54.657Z", timestamp-bits: 41, machine-bits: 10, sequence-bits: 12 }
 `
 
@@ -161,7 +162,7 @@ func TestLeafTinyid_OptionsNameKeyedSegmentGenerators(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	for _, opt := range []Option{WithLeaf("leafsf", ""), WithLeaf("", "biz"), WithLeaf("nope", ""), WithTinyid("leafsf")} {
+	for _, opt := range []Option{WithLeaf("leafsf", ""), WithLeaf("plain", ""), WithLeaf("", "biz"), WithLeaf("nope", ""), WithTinyid("leafsf"), WithTinyid("plain")} {
 		if _, err := New(rt, opt); err == nil {
 			t.Errorf("New with a generator of the wrong kind or none: no error")
 		}

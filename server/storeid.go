@@ -18,16 +18,22 @@ func (s *Server) storeIdentity(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ider, ok := st.(store.Identifier)
-	if !ok {
-		return "", nil
-	}
-	id, err := ider.StoreID(ctx)
+	id, err := identityOf(ctx, st)
 	if err != nil {
 		return "", err
 	}
 	s.storeID.Store(&id)
 	return id, nil
+}
+
+// identityOf reads the identity of st, "" for a store that has none (no
+// store.Identifier), which it never gets.
+func identityOf(ctx context.Context, st store.RangeStore) (string, error) {
+	ider, ok := st.(store.Identifier)
+	if !ok {
+		return "", nil
+	}
+	return ider.StoreID(ctx)
 }
 
 // setStoreID names the served store's identity in the header of an answer of the
@@ -59,14 +65,10 @@ func (s *Server) generatorStoreID(ctx context.Context, g *generator) string {
 	if err != nil {
 		return ""
 	}
-	ider, ok := st.(store.Identifier)
-	if !ok {
-		return ""
-	}
-	id, err := ider.StoreID(ctx)
+	id, err := identityOf(ctx, st)
 	if err != nil {
 		return ""
 	}
-	s.storeIDs.Store(name, id)
+	s.storeIDs.Store(name, id) // "" too: a store without an identity never gets one
 	return id
 }

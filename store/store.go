@@ -38,6 +38,8 @@ func (r Range) String() string { return fmt.Sprintf("[%d, %d)", r.Start, r.End) 
 //	S4 gaps are allowed (a timeout, a crash, a discarded range), duplicates never
 //	S5 values lie in [0, math.MaxInt64): past it ErrExhausted, never a wrap-around
 //	S6 a sealed key is never recreated; runtime code never deletes a key
+//
+// A store may also take back the unused tail of a range: S7, in GiveBacker.
 type RangeStore interface {
 	// Reserve atomically reserves [start, start+size) of key; a new key starts at
 	// initialOffset. A reservation that would pass math.MaxInt64 fails with

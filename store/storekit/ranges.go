@@ -58,3 +58,17 @@ func NextRange(found, sealed bool, next, size, initialOffset int64) (store.Range
 func ExhaustedAfter(next, size int64) error {
 	return fmt.Errorf("%w: %d more after %d would pass %d", store.ErrExhausted, size, next, int64(math.MaxInt64))
 }
+
+// CheckGiveBack reports whether the arguments of a store.GiveBacker's GiveBack keep
+// the contract's rules: a valid key and a tail of at least one value with
+// 0 ≤ Start < End, with an error wrapping store.ErrInvalidArgument that names what is
+// wrong. A store calls it before it touches its backend.
+func CheckGiveBack(key string, tail store.Range) error {
+	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	if tail.Start < 0 || tail.Start >= tail.End {
+		return fmt.Errorf("%w: give-back tail %v for key %q, want 0 ≤ start < end", store.ErrInvalidArgument, tail, key)
+	}
+	return nil
+}

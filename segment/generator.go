@@ -224,15 +224,32 @@ func (g *Generator) NextRange(n int64) (store.Range, error) {
 // Close stops the generator's background work and waits for it; a reservation under
 // way is canceled. Later calls of Next fail with ErrClosed. Close does not close the
 // store, which may serve other generators.
+//
+// When the store is a store.GiveBacker, Close then gives back the unused tail of the
+// last range the generator reserved (S7), so that a restart continues from the first
+// id it did not hand out rather than leave a gap; WithoutGiveBack turns this off. The
+// give-back waits at most ReserveTimeout, and a failed one is logged: the tail is
+// then a gap, as it would be without give-back (S4).
 func (g *Generator) Close() error {
+	g.close(true)
+	return nil
+}
+
+// close is Close; giveBack false leaves the unused tail a gap, for a Periodic's
+// generator of a period that is not current.
+func (g *Generator) close(giveBack bool) {
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return nil
+		return
 	}
 	g.closed = true
-	g.cur.Load().close()
+	// Hand-outs stop first: after cur.close no caller takes an id of cur, so taken is
+	// final, a caller racing Close included.
+	cur := g.cur.Load()
+	taken := cur.close()
 	g.cur.Store(&span{prefetchAt: -1})
+	spare := g.spare
 	g.spare = nil
 	g.failures.stopRetry()
 	var cancel context.CancelFunc
@@ -244,5 +261,7 @@ func (g *Generator) Close() error {
 		cancel()
 	}
 	g.wg.Wait()
-	return nil
+	if giveBack && !g.o.noGiveBack {
+		g.giveBack(cur, taken, spare)
+	}
 }

@@ -19,6 +19,8 @@ type options struct {
 	seedRate float64           // ids/s to size the first reservation by, until measured
 	obsKey   string            // the key events are reported under; "" is the generator's own
 	noTimers bool              // WithoutTimers
+	// noGiveBack: WithoutGiveBack
+	noGiveBack bool
 }
 
 func buildOptions(opts []Option) options {
@@ -79,6 +81,13 @@ func WithObserverKey(key string) Option { return func(o *options) { o.obsKey = k
 // timer each would cost memory and wake-ups; a Generator arms none anyway, but for the
 // retry after a failed reservation.
 func WithoutTimers() Option { return func(o *options) { o.noTimers = true } }
+
+// WithoutGiveBack keeps Close from giving the unused tail of the last range back to
+// the store (S7): what the generator reserved and did not hand out stays a gap, as
+// with a store that cannot take it back. It is for users who rely on a key's value
+// only rising, such as a monitor or an audit of the store's values, or who want each
+// run's ids to start past every id the previous run reserved.
+func WithoutGiveBack() Option { return func(o *options) { o.noGiveBack = true } }
 
 // Observer receives the events of generators, for metrics. Its methods are called
 // outside the hot path, but a caller may be waiting: they must be fast and safe for

@@ -174,6 +174,10 @@ type GeneratorConfig struct {
 	MaxBatch       *int64         `yaml:"max-batch"`
 	ReserveTimeout *time.Duration `yaml:"reserve-timeout"`
 	RangeTTL       *time.Duration `yaml:"range-ttl"`
+	// GiveBack false keeps a segment or periodic-segment generator's Close from giving
+	// the unused tail of its last range back to the store (segment.WithoutGiveBack);
+	// default true.
+	GiveBack *bool `yaml:"give-back"`
 
 	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
 	Period string `yaml:"period"`

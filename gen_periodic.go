@@ -21,8 +21,8 @@ const StrategyPeriodic Strategy = "periodic-segment"
 // period and a value, have the generator's GroupedCodec.
 var periodicDef = strategyDef{
 	name: StrategyPeriodic,
-	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
-		"period", "zone", "prewarm", "seal-after", "keyed", "max-live-keys", "idle-close"},
+	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "give-back",
+		"codec", "period", "zone", "prewarm", "seal-after", "keyed", "max-live-keys", "idle-close"},
 	plan: checkPeriodic,
 }
 
@@ -40,7 +40,7 @@ func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (
 	if err != nil {
 		return nil, err
 	}
-	s := &periodicPlan{onSegments: onSegments{batch}, policy: segment.DefaultPeriodicPolicy()}
+	s := &periodicPlan{onSegments: newOnSegments(batch, gc), policy: segment.DefaultPeriodicPolicy()}
 	if gc.Period == "" {
 		return nil, p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
 	}
@@ -82,7 +82,7 @@ func (s *periodicPlan) build(_ context.Context, rt *Runtime, p *plan, st store.R
 
 // buildKey builds the periodic-segment generator of p at the store key storeKey.
 func (s *periodicPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, opts []segment.Option) (built, error) {
-	g, err := segment.NewPeriodic(st, storeKey, s.period, s.loc, s.batch, s.policy, opts...)
+	g, err := segment.NewPeriodic(st, storeKey, s.period, s.loc, s.batch, s.policy, s.options(opts)...)
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,8 @@ const DefaultStrategy = StrategySegment
 // generator's Codec.
 var segmentDef = strategyDef{
 	name: StrategySegment,
-	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
-		"keyed", "max-live-keys", "idle-close"},
+	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "give-back",
+		"codec", "keyed", "max-live-keys", "idle-close"},
 	plan: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
 		batch, err := p.checkBatch(gc, stores)
 		if err != nil {
@@ -34,17 +34,31 @@ var segmentDef = strategyDef{
 		if err != nil {
 			return nil, err
 		}
-		return &segmentPlan{onSegments: onSegments{batch}, codec: c}, nil
+		return &segmentPlan{onSegments: newOnSegments(batch, gc), codec: c}, nil
 	},
 }
 
 // onSegments is what the strategies on segments share: the batch policy of their
-// reservations.
+// reservations, and whether Close gives back.
 type onSegments struct {
-	batch segment.BatchPolicy
+	batch      segment.BatchPolicy
+	noGiveBack bool // give-back: false
+}
+
+func newOnSegments(batch segment.BatchPolicy, gc GeneratorConfig) onSegments {
+	return onSegments{batch: batch, noGiveBack: gc.GiveBack != nil && !*gc.GiveBack}
 }
 
 func (o onSegments) batchPolicy() segment.BatchPolicy { return o.batch }
+
+// options returns opts with the options the settings add, in a slice of its own:
+// opts may be a keyed template's, shared by its keys.
+func (o onSegments) options(opts []segment.Option) []segment.Option {
+	if o.noGiveBack {
+		opts = append(opts[:len(opts):len(opts)], segment.WithoutGiveBack())
+	}
+	return opts
+}
 
 // segmentPlan is a checked segment generator: its batch policy and codec.
 type segmentPlan struct {
@@ -61,7 +75,7 @@ func (s *segmentPlan) build(_ context.Context, rt *Runtime, p *plan, st store.Ra
 
 // buildKey builds the segment generator of p at the store key storeKey.
 func (s *segmentPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, opts []segment.Option) (built, error) {
-	g, err := segment.New(st, storeKey, s.batch, opts...)
+	g, err := segment.New(st, storeKey, s.batch, s.options(opts)...)
 	if err != nil {
 		return nil, err
 	}

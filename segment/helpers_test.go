@@ -121,7 +121,7 @@ func (s *testStore) GiveBack(ctx context.Context, key string, tail store.Range) 
 	if err != nil {
 		return false, err
 	}
-	return giveBack(ctx, s.inner, key, tail)
+	return s.inner.GiveBack(ctx, key, tail)
 }
 
 // next returns the value key's next Reserve starts at, or -1 for a key that does

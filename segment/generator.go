@@ -47,9 +47,9 @@ type Generator struct {
 	// line, which they share since they never change.
 	stride, residue, valueEnd int64
 	key                       string
-	st  store.RangeStore
-	p   BatchPolicy
-	o   options
+	st                        store.RangeStore
+	p                         BatchPolicy
+	o                         options
 
 	wg sync.WaitGroup // background reservations
 

@@ -161,8 +161,8 @@ func TestStride_S5_ExhaustedNeverWraps(t *testing.T) {
 		t.Errorf("Next of a gave %q then %v; want 3 ids ending at %s, then ErrExhausted", got, err, want)
 	}
 	got, err = source(t, rt, "b", "").Take(t.Context(), 5)
-	if !errors.Is(err, cosid.ErrExhausted) || len(got) != 3 {
-		t.Errorf("Take(5) of b = %q, %v; want the 3 ids that fit, then ErrExhausted", got, err)
+	if !errors.Is(err, cosid.ErrExhausted) || len(got) != 3 || !strings.Contains(err.Error(), "stride 4") {
+		t.Errorf("Take(5) of b = %q, %v; want the 3 ids that fit, then ErrExhausted naming the stride", got, err)
 	}
 }
 

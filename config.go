@@ -179,6 +179,14 @@ type GeneratorConfig struct {
 	// default true.
 	GiveBack *bool `yaml:"give-back"`
 
+	// Stride and Residue make a segment or periodic-segment generator hand out
+	// only ids ≡ Residue (mod Stride), dense in that class: its store counts values
+	// v as always, and its ids are v·Stride + Residue. Regions with a store each
+	// and one Stride, each with its own Residue, never share an id
+	// (docs/regions.md). Stride ≥ 1 (default 1); 0 ≤ Residue < Stride (default 0).
+	Stride  *int64 `yaml:"stride"`
+	Residue *int64 `yaml:"residue"`
+
 	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
 	Period string `yaml:"period"`
 	// Zone is the IANA time zone the periods follow, such as Asia/Shanghai or UTC

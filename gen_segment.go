@@ -24,9 +24,9 @@ const DefaultStrategy = StrategySegment
 var segmentDef = strategyDef{
 	name: StrategySegment,
 	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "give-back",
-		"codec", "keyed", "max-live-keys", "idle-close"},
+		"codec", "stride", "residue", "keyed", "max-live-keys", "idle-close"},
 	plan: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
-		batch, err := p.checkBatch(gc, stores)
+		on, err := p.checkSegments(gc, stores)
 		if err != nil {
 			return nil, err
 		}
@@ -34,26 +34,36 @@ var segmentDef = strategyDef{
 		if err != nil {
 			return nil, err
 		}
-		return &segmentPlan{onSegments: newOnSegments(batch, gc), codec: c}, nil
+		return &segmentPlan{onSegments: on, codec: c}, nil
 	},
 }
 
 // onSegments is what the strategies on segments share: the batch policy of their
-// reservations, and whether Close gives back.
+// reservations, the stride that maps their store values to ids, and whether Close
+// gives back.
 type onSegments struct {
 	batch      segment.BatchPolicy
+	stride     stride
 	noGiveBack bool // give-back: false
 }
 
-func newOnSegments(batch segment.BatchPolicy, gc GeneratorConfig) onSegments {
-	return onSegments{batch: batch, noGiveBack: gc.GiveBack != nil && !*gc.GiveBack}
-}
-
 func (o onSegments) batchPolicy() segment.BatchPolicy { return o.batch }
+func (o onSegments) idStride() stride                 { return o.stride }
+
+// checkSegments checks the settings that the strategies on segments share.
+func (p *plan) checkSegments(gc GeneratorConfig, stores map[string]StoreConfig) (onSegments, error) {
+	batch, err := p.checkBatch(gc, stores)
+	if err != nil {
+		return onSegments{}, err
+	}
+	s, err := p.checkStride(gc)
+	return onSegments{batch: batch, stride: s, noGiveBack: gc.GiveBack != nil && !*gc.GiveBack}, err
+}
 
 // options returns opts with the options the settings add, in a slice of its own:
 // opts may be a keyed template's, shared by its keys.
 func (o onSegments) options(opts []segment.Option) []segment.Option {
+	opts = o.stride.options(opts)
 	if o.noGiveBack {
 		opts = append(opts[:len(opts):len(opts)], segment.WithoutGiveBack())
 	}
@@ -83,7 +93,13 @@ func (s *segmentPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, op
 }
 
 func (s *segmentPlan) take(ctx context.Context, g *generator, storeKey string, n int64) ([]string, error) {
-	return g.reserve(ctx, storeKey, n, s.batch, s.codec.Encode)
+	return g.reserve(ctx, storeKey, n, s.batch, func(v int64) (string, error) {
+		id, err := s.stride.id(v)
+		if err != nil {
+			return "", err
+		}
+		return s.codec.Encode(id)
+	})
 }
 
 func (s *segmentPlan) nextRange(b built, n int64) (store.Range, error) {

@@ -71,6 +71,15 @@ func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (
 	return s, nil
 }
 
+func (s *periodicPlan) perPeriod() bool { return true }
+
+// writes encodes v in a period of 2026: the width of a value is the same in
+// every period.
+func (s *periodicPlan) writes(v int64) error {
+	_, err := s.grouped.Encode(segment.GroupedID{Period: s.period.Key(time.Date(2026, 10, 27, 0, 0, 0, 0, s.loc)), Value: v})
+	return err
+}
+
 // keySuffix is the "/20261027" that a period adds to a store key.
 func (s *periodicPlan) keySuffix() int { return len("/20261027") }
 

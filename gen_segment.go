@@ -78,6 +78,12 @@ type segmentPlan struct {
 
 func (s *segmentPlan) intCodec() codec.Codec { return s.codec }
 func (s *segmentPlan) keySuffix() int        { return 0 }
+func (s *segmentPlan) perPeriod() bool       { return false }
+
+func (s *segmentPlan) writes(v int64) error {
+	_, err := s.codec.Encode(v)
+	return err
+}
 
 func (s *segmentPlan) build(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
 	return s.buildKey(p, st, p.key, rt.segmentOptions(p))

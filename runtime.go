@@ -45,6 +45,10 @@ type generator struct {
 	ranges ranger // its strategy, when it hands out ranges; nil else
 	built  lazy[live]
 	keys   *keyedSet // a keyed template's live keys; nil when not keyed
+
+	capacity Capacity // of its codec, when hasCap: capacity.go
+	hasCap   bool
+	full     fullSet // the keys seen full
 }
 
 // Load reads the configuration file at path and opens it, as Open does. A path
@@ -109,6 +113,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 		if s, ok := p.impl.(strider); ok && s.idStride().strided() {
 			g.ranges = nil // its ranges of store values are not runs of ids
 		}
+		g.capacity, g.hasCap = capacity(p)
 		g.built = lazy[live]{what: fmt.Sprintf("generator %q", p.name), now: o.now,
 			close: func(b *live) error { return b.close() },
 			open:  func(ctx context.Context) (*live, error) { return rt.build(ctx, p) }}
@@ -122,6 +127,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 			rt.few = append(rt.few, namedGen{name, rt.gens[name]})
 		}
 	}
+	rt.warnCapacity()
 	return rt, nil
 }
 
@@ -261,7 +267,9 @@ func (g *generator) failed(b *live, err error) error {
 	case errors.Is(err, ErrUnavailable): // segment.ErrUnavailable, snowflake.ErrClockBackwards
 		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
 	}
-	return fmt.Errorf("generator %q: %w", g.plan.name, exhausted(g.plan.name, err))
+	err = exhausted(g.plan.name, err)
+	g.markFull("", err)
+	return fmt.Errorf("generator %q: %w", g.plan.name, err)
 }
 
 func (rt *Runtime) generator(name string) (*generator, error) {

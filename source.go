@@ -130,6 +130,9 @@ func (s Source) nextInt(ctx context.Context) (int64, error) {
 // NextRange returns n consecutive ids [r.Start, r.End) of a generator that hands
 // out ranges (see GeneratorInfo.Ranges), as segment.Generator.NextRange does: for
 // bulk inserts. Another generator fails with an error wrapping ErrUnknownGenerator.
+// The range holds no value that the generator's codec cannot write: at a codec's
+// width it ends at the codec's largest value, holding fewer than n ids, and once
+// none is left NextRange fails with an error matching ErrExhausted.
 func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	var r store.Range
 	why := "come one at a time, not in ranges"
@@ -141,7 +144,9 @@ func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	}
 	if s.key != "" {
 		err := s.withKey(ctx, func(b built) (err error) {
-			r, err = s.g.ranges.nextRange(b, n)
+			if r, err = s.g.ranges.nextRange(b, n); err == nil {
+				r, err = s.g.fit(r)
+			}
 			return err
 		})
 		return r, err
@@ -150,8 +155,11 @@ func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	if err != nil {
 		return r, prefixed(err)
 	}
-	if r, err = s.g.ranges.nextRange(b.built, n); err != nil {
-		return r, prefixed(s.g.failed(b, err))
+	if r, err = s.g.ranges.nextRange(b.built, n); err == nil {
+		r, err = s.g.fit(r)
+	}
+	if err != nil {
+		return store.Range{}, prefixed(s.g.failed(b, err))
 	}
 	return r, nil
 }
@@ -177,6 +185,7 @@ func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
 		storeKey += "/" + s.key
 	}
 	texts, err := p.impl.take(ctx, s.g, storeKey, n)
+	s.g.markFull(s.key, err)
 	if err != nil {
 		return texts, prefixed(err)
 	}
@@ -244,7 +253,9 @@ func (g *generator) keyFailed(key string, err error) error {
 	if errors.Is(err, ErrUnavailable) {
 		return fmt.Errorf("generator %q key %q %w: %w", g.plan.name, key, ErrUnavailable, err)
 	}
-	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, exhausted(g.plan.name, err))
+	err = exhausted(g.plan.name, err)
+	g.markFull(key, err)
+	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, err)
 }
 
 // Stats is what a generator has done so far, read without I/O: Runtime.Stats and

@@ -138,6 +138,12 @@ func appendNext(ctx context.Context, g *generator, src cosid.Source, w *idWriter
 		if err != nil {
 			return err
 		}
+		if got := rg.End - rg.Start; got < n {
+			// The runtime capped the range at the codec's width: the ids asked
+			// for are not all there, and the ones that are become a gap.
+			return fmt.Errorf("cosid: generator %q: %w: %d ids asked for and %d left within the codec's width (the last, %d, is handed out); the codec has no text for more ids of this key: widen the codec (a larger width in cosid.generators.%s.codec)",
+				g.info.Name, cosid.ErrExhausted, n, got, rg.End-1, g.info.Name)
+		}
 		if g.decimal {
 			w.decimals(rg.Start, rg.End)
 			return nil

@@ -54,7 +54,7 @@ func (c Config) Offline() Config {
 
 // ServeConfig is the cosid.serve section:
 //
-//	serve: { store: db, cosid4x: true, limits: { max-reserve: 1048576, max-slots: 65536, max-lease-ttl: 10m } }
+//	serve: { store: db, cosid4x: true, limits: { max-reserve: 1048576, max-slots: 65536, max-lease-ttl: 10m, max-streams: 256, stream-idle: 30s } }
 type ServeConfig struct {
 	// Store names the entry of cosid.stores whose operations (reserve, seal, and the
 	// slot leases acquire, renew, release) the server offers to remote stores of type
@@ -141,6 +141,12 @@ type ServeLimits struct {
 	MaxSlots int `yaml:"max-slots"`
 	// MaxLeaseTTL is the longest lease TTL or 4.x safeGuardDuration (default 10m).
 	MaxLeaseTTL time.Duration `yaml:"max-lease-ttl"`
+	// MaxStreams is the most StreamRanges calls open at once, on both listeners
+	// together (default 256); the rest are refused with resource_exhausted.
+	MaxStreams int `yaml:"max-streams"`
+	// StreamIdle is how long a StreamRanges call may wait for its client to read
+	// before it is cut (default 30s).
+	StreamIdle time.Duration `yaml:"stream-idle"`
 }
 
 // DefaultNamespace is the namespace of a Config that names none.

@@ -264,6 +264,10 @@ func (s ServeConfig) check() error {
 		return fmt.Errorf("cosid.serve.limits.max-slots: %d, want 1–%d (or leave it out for 65536)", l.MaxSlots, store.MaxSlots)
 	case l.MaxLeaseTTL < 0:
 		return fmt.Errorf("cosid.serve.limits.max-lease-ttl: %v, want a positive duration (or leave it out for 10m)", l.MaxLeaseTTL)
+	case l.MaxStreams < 0:
+		return fmt.Errorf("cosid.serve.limits.max-streams: %d, want ≥ 1 (or leave it out for 256)", l.MaxStreams)
+	case l.StreamIdle < 0:
+		return fmt.Errorf("cosid.serve.limits.stream-idle: %v, want a positive duration (or leave it out for 30s)", l.StreamIdle)
 	}
 	return checkAddr("cosid.serve.grpc-addr", s.GRPCAddr)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -75,7 +76,10 @@ func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosid
 }
 
 // streamRanges answers a StreamRanges call of either transport, sending each range
-// with send.
+// with send. It reserves a range only when send has taken the one before, so that
+// it runs ahead of its client by the one range being written and those the
+// transport holds for the client (its flow-control window); a send that waits
+// stream-idle for the client fails with errStreamIdle, the transport's doing.
 func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesRequest, send func(*cosidv1.StreamRangesResponse) error) error {
 	g, src, err := i.s.lookup(req.GetName(), req.GetKey())
 	if err != nil {
@@ -91,6 +95,11 @@ func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesR
 	if !g.info.Ranges {
 		return noRanges(g)
 	}
+	closed, err := i.s.openStream()
+	if err != nil {
+		return err
+	}
+	defer closed()
 	msg := new(cosidv1.StreamRangesResponse)
 	for sent := int64(0); most == 0 || sent < most; sent++ {
 		if err := ctx.Err(); err != nil {
@@ -102,8 +111,11 @@ func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesR
 		}
 		msg.Start, msg.End = rg.Start, rg.End
 		if err := send(msg); err != nil {
-			// The client stopped: the range taken is a gap, as a dropped answer
-			// of /range is.
+			// The client stopped, or did not read for stream-idle: the range taken
+			// is a gap, as a dropped answer of /range is.
+			if errors.Is(err, errStreamIdle) {
+				return idleError(i.s.caps().StreamIdle)
+			}
 			return err
 		}
 	}

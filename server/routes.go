@@ -286,7 +286,7 @@ func (s *Server) rpcPolicy(rt route) http.HandlerFunc {
 			s.setStoreID(w, r)
 		}
 		if strings.HasSuffix(r.URL.Path, "/StreamRanges") {
-			w = &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+			w = &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: s.caps().StreamIdle}
 		}
 		if err := rt.serve(s, w, r); err != nil {
 			s.fail(w, r, err)

@@ -119,8 +119,31 @@ func (s Source) NextInt(ctx context.Context) (int64, error) {
 			}
 			return v, nil
 		}
+	} else if g != nil && g.intIDs {
+		return s.keyNextInt(ctx)
 	}
 	return s.nextInt(ctx)
+}
+
+// keyNextInt is NextInt of a key of a template whose ids are int64s: withKey's,
+// without its closure and, for a segment, the adapter's indirect calls.
+func (s Source) keyNextInt(ctx context.Context) (int64, error) {
+	g := s.g
+	e, err := g.keys.get(ctx, s.key)
+	if err != nil {
+		return 0, prefixed(err)
+	}
+	var v int64
+	if e.seg != nil {
+		v, err = e.seg.Next()
+	} else {
+		v, err = e.b.ints().Next()
+	}
+	g.keys.put(e)
+	if err != nil {
+		return 0, prefixed(g.keyFailed(s.key, err))
+	}
+	return v, nil
 }
 
 // nextInt is NextInt of a generator not built yet, of a key, or that cannot.

@@ -3,6 +3,7 @@ package cosid
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cosid-go/cosid/codec"
@@ -34,7 +35,7 @@ var segmentDef = strategyDef{
 		if err != nil {
 			return nil, err
 		}
-		return &segmentPlan{onSegments: on, codec: c}, nil
+		return &segmentPlan{onSegments: on, codec: c, decimal: len(gc.Codec) == 0}, nil
 	},
 }
 
@@ -74,6 +75,9 @@ func (o onSegments) options(opts []segment.Option) []segment.Option {
 type segmentPlan struct {
 	onSegments
 	codec codec.Codec
+	// decimal is set for the default codec, plain decimal, which a Source writes
+	// with strconv and without the codec's indirect call.
+	decimal bool
 }
 
 func (s *segmentPlan) intCodec() codec.Codec { return s.codec }
@@ -95,7 +99,7 @@ func (s *segmentPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, op
 	if err != nil {
 		return nil, err
 	}
-	return &segmentGen{g: g, codec: s.codec}, nil
+	return &segmentGen{g: g, codec: s.codec, decimal: s.decimal}, nil
 }
 
 func (s *segmentPlan) take(ctx context.Context, g *generator, storeKey string, n int64) ([]string, error) {
@@ -159,14 +163,18 @@ func batchPolicy(gc GeneratorConfig) segment.BatchPolicy {
 
 // segmentGen is a built segment generator.
 type segmentGen struct {
-	g     *segment.Generator
-	codec codec.Codec
+	g       *segment.Generator
+	codec   codec.Codec
+	decimal bool // the codec is plain decimal
 }
 
 func (s *segmentGen) next() (string, error) {
 	v, err := s.g.Next()
 	if err != nil {
 		return "", err
+	}
+	if s.decimal && v >= 0 {
+		return strconv.FormatInt(v, 10), nil
 	}
 	return s.codec.Encode(v)
 }

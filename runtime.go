@@ -407,6 +407,9 @@ func (rt *Runtime) build(ctx context.Context, p *plan) (*live, error) {
 	}
 	l := &live{built: b, ints: b.ints()}
 	l.seg, _ = l.ints.(*segment.Generator)
+	if sg, ok := b.(*segmentGen); ok {
+		l.decimal = sg.decimal
+	}
 	return l, nil
 }
 

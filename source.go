@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
@@ -65,6 +66,27 @@ var errNoSource = fmt.Errorf("cosid: %w: the zero Source names no generator; mak
 
 // Next returns the text of the next id.
 func (s Source) Next(ctx context.Context) (string, error) {
+	// The path of nearly every call, as NextInt's: a segment of plain decimal ids
+	// written with strconv, without the adapter's and the codec's indirect calls.
+	if g := s.g; g != nil && s.key == "" {
+		if l := g.built.v.Load(); l != nil && l.decimal {
+			v, err := l.seg.Next()
+			if err != nil {
+				return "", prefixed(g.failed(l, err))
+			}
+			if v < 0 { // from a store gone wrong: the codec's error says so
+				if _, err := l.built.(*segmentGen).codec.Encode(v); err != nil {
+					return "", prefixed(g.failed(l, err))
+				}
+			}
+			return strconv.FormatInt(v, 10), nil
+		}
+	}
+	return s.next(ctx)
+}
+
+// next is Next of a generator not built yet, of a key, or of another codec.
+func (s Source) next(ctx context.Context) (string, error) {
 	switch {
 	case s.g == nil:
 		return "", errNoSource
@@ -87,23 +109,41 @@ func (s Source) Next(ctx context.Context) (string, error) {
 // GeneratorInfo.IntIDs). A generator whose ids are text only, as a periodic
 // segment's, fails with an error wrapping ErrUnknownGenerator.
 func (s Source) NextInt(ctx context.Context) (int64, error) {
-	// The path of nearly every call: the built generator's own Next, one load away.
+	// The path of nearly every call: the built segment generator's own Next, one
+	// load away, small enough to be inlined into the caller.
 	if g := s.g; g != nil && s.key == "" {
-		if l := g.built.v.Load(); l != nil && l.ints != nil {
-			var v int64
-			var err error
-			if l.seg != nil {
-				v, err = l.seg.Next()
-			} else {
-				v, err = l.ints.Next()
-			}
+		if l := g.built.v.Load(); l != nil && l.seg != nil {
+			v, err := l.seg.Next()
 			if err != nil {
 				return 0, prefixed(g.failed(l, err))
 			}
 			return v, nil
 		}
+	} else if g != nil && g.intIDs {
+		return s.keyNextInt(ctx)
 	}
 	return s.nextInt(ctx)
+}
+
+// keyNextInt is NextInt of a key of a template whose ids are int64s: withKey's,
+// without its closure and, for a segment, the adapter's indirect calls.
+func (s Source) keyNextInt(ctx context.Context) (int64, error) {
+	g := s.g
+	e, err := g.keys.get(ctx, s.key)
+	if err != nil {
+		return 0, prefixed(err)
+	}
+	var v int64
+	if e.seg != nil {
+		v, err = e.seg.Next()
+	} else {
+		v, err = e.b.ints().Next()
+	}
+	g.keys.put(e)
+	if err != nil {
+		return 0, prefixed(g.keyFailed(s.key, err))
+	}
+	return v, nil
 }
 
 // nextInt is NextInt of a generator not built yet, of a key, or that cannot.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"time"
@@ -225,10 +226,21 @@ func (s *Server) auditGRPC(ctx context.Context, method string, role Role, code c
 }
 
 // unaryCall answers a unary call of grpc-go with h, the Connect handler's method.
+// The headers h sets are the answer's header metadata, so that a gRPC client reads
+// what a Connect client does (the Cosid-Store-Id of a range).
 func unaryCall[Req, Res any](ctx context.Context, req *Req, h func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error)) (*Res, error) {
 	res, err := h(ctx, connect.NewRequest(req))
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Header()) > 0 {
+		md := metadata.MD{}
+		for k, v := range res.Header() {
+			md.Append(k, v...)
+		}
+		if err := grpc.SetHeader(ctx, md); err != nil {
+			return nil, fmt.Errorf("the answer's header metadata: %w", err)
+		}
 	}
 	return res.Msg, nil
 }

@@ -209,6 +209,11 @@ type GeneratorConfig struct {
 	// Slots limits the machine ids leased from Store to [0, Slots); default
 	// 2^machine-bits.
 	Slots *int `yaml:"slots"`
+	// MachineIDs, two numbers [lo, hi], makes the machine ids leased from Store
+	// lo … hi−1 (hi excluded): its slots are hi − lo, and slot s is machine lo + s.
+	// Regions with a store each and machine-id ranges that do not overlap never
+	// share an id (docs/regions.md). It replaces slots.
+	MachineIDs []int `yaml:"machine-ids"`
 	// Layout is a snowflake's named bit layout: default (41/10/12, ms) or
 	// javascript (53 bits); the fields below change it.
 	Layout        string         `yaml:"layout"`

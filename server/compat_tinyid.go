@@ -63,11 +63,22 @@ func (s *Server) tinyidTake(r *http.Request) ([]int64, error) {
 	if n <= 0 {
 		return []int64{}, nil
 	}
+	ids := make([]int64, 0, n)
+	if !s.gens[s.tinyid].info.Ranges {
+		// A template of a stride (tinyid's delta and remainder): its ids one by one.
+		for range n {
+			v, err := src.NextInt(r.Context())
+			if err != nil {
+				return nil, &tinyidError{"sys error", err}
+			}
+			ids = append(ids, v)
+		}
+		return ids, nil
+	}
 	rg, err := src.NextRange(r.Context(), n)
 	if err != nil {
 		return nil, &tinyidError{"sys error", err}
 	}
-	ids := make([]int64, 0, n)
 	for v := rg.Start; v < rg.End; v++ {
 		ids = append(ids, v)
 	}

@@ -118,6 +118,10 @@ func texts(ctx context.Context, g *generator, src cosid.Source, n int64) ([]stri
 
 // noRanges is the error of a range asked of g, which hands out no ranges.
 func noRanges(g *generator) error {
+	if i := g.info; i.Stride > 1 {
+		return badRequest("generator %q has stride %d (residue %d): its ids are every %d-th number, not consecutive ranges; ask for ids (next) instead",
+			i.Name, i.Stride, i.Residue, i.Stride)
+	}
 	return badRequest("generator %q is a %s generator, whose ids come one at a time, not in ranges; ask for ids (next) instead", g.info.Name, g.info.Strategy)
 }
 

@@ -147,6 +147,24 @@ type ServeLimits struct {
 	// StreamIdle is how long a StreamRanges call may wait for its client to read
 	// before it is cut (default 30s).
 	StreamIdle time.Duration `yaml:"stream-idle"`
+	// Rate caps how fast one caller takes ids; off by default.
+	Rate ServeRate `yaml:"rate"`
+}
+
+// ServeRate is cosid.serve.limits.rate: the ids, and the new keys, one caller may
+// take a second, on every route that hands out ids (docs/server.md, "Rate limits").
+// A caller is the ids role's token, or each remote address when that role has none.
+//
+//	serve: { limits: { rate: { ids-per-second: 10000, burst: 20000, new-keys-per-second: 10 } } }
+type ServeRate struct {
+	// IDsPerSecond is the ids one caller may take a second, on average; 0 (the
+	// default) is no limit. A request for n ids, or a range of n, costs n.
+	IDsPerSecond float64 `yaml:"ids-per-second"`
+	// Burst is the most ids one caller may take at once; 0 is one second's worth.
+	Burst int `yaml:"burst"`
+	// NewKeysPerSecond is the keys of keyed generators one caller may open a second
+	// that are not open on the server; 0 (the default) is no limit.
+	NewKeysPerSecond float64 `yaml:"new-keys-per-second"`
 }
 
 // DefaultNamespace is the namespace of a Config that names none.

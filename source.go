@@ -61,6 +61,13 @@ func (s Source) Name() string {
 // Key returns the key of s; "" for a generator that is not keyed.
 func (s Source) Key() string { return s.key }
 
+// Live reports whether s's key is open in the runtime: taking its ids reserves
+// nothing to open it. It is false for a Source without a key. A server reads it to
+// limit how fast a caller opens keys.
+func (s Source) Live() bool {
+	return s.g != nil && s.key != "" && s.g.keys != nil && s.g.keys.peek(s.key) != nil
+}
+
 // errNoSource is the error of the zero Source.
 var errNoSource = fmt.Errorf("cosid: %w: the zero Source names no generator; make one with Runtime.Source", ErrUnknownGenerator)
 

@@ -149,11 +149,14 @@ func (s *Server) toConnectError(ctx context.Context, procedure string, err error
 	}
 	var ae *apiError
 	var tooLarge *http.MaxBytesError
+	var re *rateError
 	var code connect.Code
 	var wcode, msg string
 	switch {
 	case errors.As(err, &ae):
 		code, wcode, msg = codeOfStatus(ae.status), ae.code, ae.msg
+	case errors.As(err, &re):
+		code, wcode, msg = connect.CodeResourceExhausted, codeRateLimited, re.msg
 	case errors.As(err, &tooLarge):
 		code, wcode, msg = connect.CodeResourceExhausted, wire.CodeTooLarge, fmt.Sprintf("the request is over the limit of %d bytes", tooLarge.Limit)
 	case errors.Is(err, cosid.ErrUnknownGenerator):
@@ -196,7 +199,7 @@ func codeOfStatus(status int) connect.Code {
 		return connect.CodeNotFound
 	case http.StatusConflict:
 		return connect.CodeFailedPrecondition
-	case http.StatusRequestEntityTooLarge:
+	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
 		return connect.CodeResourceExhausted
 	case http.StatusNotImplemented:
 		return connect.CodeUnimplemented

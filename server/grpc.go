@@ -143,6 +143,9 @@ func (c *grpcChain) call(ctx context.Context, method string, run func(context.Co
 		outcome = err.Error()
 		return err
 	}
+	if rt.role == RoleIDs {
+		ctx = s.withCaller(ctx, grpcRemote(ctx))
+	}
 	if err = run(ctx); err != nil {
 		outcome, err = s.grpcError(ctx, method, err)
 	}

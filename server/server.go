@@ -69,6 +69,8 @@ type Server struct {
 	leafKeys   keySet     // the Leaf biz_tags found in the store
 	tinyid     string     // WithTinyid
 	tinyidKeys keySet     // the tinyid bizTypes found in the store
+
+	rate *rateLimiter // the rate of each caller's ids (WithRateLimit); nil: none
 }
 
 // Option configures a Server.

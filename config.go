@@ -174,6 +174,18 @@ type GeneratorConfig struct {
 	MaxBatch       *int64         `yaml:"max-batch"`
 	ReserveTimeout *time.Duration `yaml:"reserve-timeout"`
 	RangeTTL       *time.Duration `yaml:"range-ttl"`
+	// GiveBack false keeps a segment or periodic-segment generator's Close from giving
+	// the unused tail of its last range back to the store (segment.WithoutGiveBack);
+	// default true.
+	GiveBack *bool `yaml:"give-back"`
+
+	// Stride and Residue make a segment or periodic-segment generator hand out
+	// only ids ≡ Residue (mod Stride), dense in that class: its store counts values
+	// v as always, and its ids are v·Stride + Residue. Regions with a store each
+	// and one Stride, each with its own Residue, never share an id
+	// (docs/regions.md). Stride ≥ 1 (default 1); 0 ≤ Residue < Stride (default 0).
+	Stride  *int64 `yaml:"stride"`
+	Residue *int64 `yaml:"residue"`
 
 	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
 	Period string `yaml:"period"`

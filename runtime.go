@@ -106,6 +106,9 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 		g := &generator{rt: rt, plan: p}
 		_, g.intIDs = p.impl.(intIDs)
 		g.ranges, _ = p.impl.(ranger)
+		if s, ok := p.impl.(strider); ok && s.idStride().strided() {
+			g.ranges = nil // its ranges of store values are not runs of ids
+		}
 		g.built = lazy[live]{what: fmt.Sprintf("generator %q", p.name), now: o.now,
 			close: func(b *live) error { return b.close() },
 			open:  func(ctx context.Context) (*live, error) { return rt.build(ctx, p) }}
@@ -337,6 +340,9 @@ type GeneratorInfo struct {
 	IntIDs bool
 	// Ranges says it hands out runs of consecutive ids: Source.NextRange.
 	Ranges bool
+	// Stride and Residue say its ids are ≡ Residue (mod Stride) (stride:,
+	// residue:); Stride is 1 for a generator whose ids are not strided.
+	Stride, Residue int64
 }
 
 // Generators describes the configured generators, sorted by name.
@@ -345,8 +351,12 @@ func (rt *Runtime) Generators() []GeneratorInfo {
 	for _, name := range sortedKeys(rt.gens) {
 		p := rt.gens[name].plan
 		g := rt.gens[name]
-		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.def.name, Key: p.key, Store: p.store, Leases: p.leases,
-			Keyed: p.keyed, IntIDs: g.intIDs, Ranges: g.ranges != nil})
+		info := GeneratorInfo{Name: name, Strategy: p.def.name, Key: p.key, Store: p.store, Leases: p.leases,
+			Keyed: p.keyed, IntIDs: g.intIDs, Ranges: g.ranges != nil, Stride: 1}
+		if s, ok := p.impl.(strider); ok {
+			info.Stride, info.Residue = s.idStride().n, s.idStride().r
+		}
+		infos = append(infos, info)
 	}
 	return infos
 }

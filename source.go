@@ -132,7 +132,11 @@ func (s Source) nextInt(ctx context.Context) (int64, error) {
 // bulk inserts. Another generator fails with an error wrapping ErrUnknownGenerator.
 func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	var r store.Range
-	if err := s.can("NextRange", s.g != nil && s.g.ranges != nil, "come one at a time, not in ranges"); err != nil {
+	why := "come one at a time, not in ranges"
+	if st, ok := s.g.strided(); ok {
+		why = fmt.Sprintf("are every %d-th number (stride: %d), not consecutive; take them with Next", st.n, st.n)
+	}
+	if err := s.can("NextRange", s.g != nil && s.g.ranges != nil, why); err != nil {
 		return r, err
 	}
 	if s.key != "" {
@@ -221,6 +225,18 @@ func (s Source) withKey(ctx context.Context, f func(built) error) error {
 		return prefixed(g.keyFailed(s.key, err))
 	}
 	return nil
+}
+
+// strided returns the stride of g's ids when it is strided; g may be nil.
+func (g *generator) strided() (stride, bool) {
+	if g == nil {
+		return stride{}, false
+	}
+	s, ok := g.plan.impl.(strider)
+	if !ok {
+		return stride{}, false
+	}
+	return s.idStride(), s.idStride().strided()
 }
 
 // keyFailed classifies an error of a key's generator, as failed does.

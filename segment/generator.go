@@ -285,6 +285,9 @@ func (g *Generator) close(giveBack bool) {
 	// final, a caller racing Close included.
 	cur := g.cur.Load()
 	taken := cur.close()
+	if plantGiveBackAll {
+		taken = 0
+	}
 	g.cur.Store(&span{prefetchAt: -1})
 	spare := g.spare
 	g.spare = nil

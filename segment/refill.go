@@ -342,6 +342,9 @@ func (g *Generator) installLocked(sp *span, need int64, now time.Time) {
 		// The rest of the range in use, too small for a NextRange, lies just below
 		// sp: it is handed out from sp rather than left as a gap.
 		sp.start, sp.size = old.start+taken, sp.size+old.size-taken
+		if plantJoin {
+			sp.start, sp.size = old.start, sp.size+taken
+		}
 	}
 	sp.used.Store(need)
 	sp.prefetchAt = g.p.prefetchAt(sp.size, g.meter.est)

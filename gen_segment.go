@@ -3,6 +3,7 @@ package cosid
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cosid-go/cosid/codec"
@@ -24,9 +25,9 @@ const DefaultStrategy = StrategySegment
 var segmentDef = strategyDef{
 	name: StrategySegment,
 	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "give-back",
-		"codec", "keyed", "max-live-keys", "idle-close"},
+		"codec", "stride", "residue", "keyed", "max-live-keys", "idle-close"},
 	plan: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
-		batch, err := p.checkBatch(gc, stores)
+		on, err := p.checkSegments(gc, stores)
 		if err != nil {
 			return nil, err
 		}
@@ -34,26 +35,36 @@ var segmentDef = strategyDef{
 		if err != nil {
 			return nil, err
 		}
-		return &segmentPlan{onSegments: newOnSegments(batch, gc), codec: c}, nil
+		return &segmentPlan{onSegments: on, codec: c, decimal: len(gc.Codec) == 0}, nil
 	},
 }
 
 // onSegments is what the strategies on segments share: the batch policy of their
-// reservations, and whether Close gives back.
+// reservations, the stride that maps their store values to ids, and whether Close
+// gives back.
 type onSegments struct {
 	batch      segment.BatchPolicy
+	stride     stride
 	noGiveBack bool // give-back: false
 }
 
-func newOnSegments(batch segment.BatchPolicy, gc GeneratorConfig) onSegments {
-	return onSegments{batch: batch, noGiveBack: gc.GiveBack != nil && !*gc.GiveBack}
-}
-
 func (o onSegments) batchPolicy() segment.BatchPolicy { return o.batch }
+func (o onSegments) idStride() stride                 { return o.stride }
+
+// checkSegments checks the settings that the strategies on segments share.
+func (p *plan) checkSegments(gc GeneratorConfig, stores map[string]StoreConfig) (onSegments, error) {
+	batch, err := p.checkBatch(gc, stores)
+	if err != nil {
+		return onSegments{}, err
+	}
+	s, err := p.checkStride(gc)
+	return onSegments{batch: batch, stride: s, noGiveBack: gc.GiveBack != nil && !*gc.GiveBack}, err
+}
 
 // options returns opts with the options the settings add, in a slice of its own:
 // opts may be a keyed template's, shared by its keys.
 func (o onSegments) options(opts []segment.Option) []segment.Option {
+	opts = o.stride.options(opts)
 	if o.noGiveBack {
 		opts = append(opts[:len(opts):len(opts)], segment.WithoutGiveBack())
 	}
@@ -64,10 +75,19 @@ func (o onSegments) options(opts []segment.Option) []segment.Option {
 type segmentPlan struct {
 	onSegments
 	codec codec.Codec
+	// decimal is set for the default codec, plain decimal, which a Source writes
+	// with strconv and without the codec's indirect call.
+	decimal bool
 }
 
 func (s *segmentPlan) intCodec() codec.Codec { return s.codec }
 func (s *segmentPlan) keySuffix() int        { return 0 }
+func (s *segmentPlan) perPeriod() bool       { return false }
+
+func (s *segmentPlan) writes(v int64) error {
+	_, err := s.codec.Encode(v)
+	return err
+}
 
 func (s *segmentPlan) build(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
 	return s.buildKey(p, st, p.key, rt.segmentOptions(p))
@@ -79,11 +99,17 @@ func (s *segmentPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, op
 	if err != nil {
 		return nil, err
 	}
-	return &segmentGen{g: g, codec: s.codec}, nil
+	return &segmentGen{g: g, codec: s.codec, decimal: s.decimal}, nil
 }
 
 func (s *segmentPlan) take(ctx context.Context, g *generator, storeKey string, n int64) ([]string, error) {
-	return g.reserve(ctx, storeKey, n, s.batch, s.codec.Encode)
+	return g.reserve(ctx, storeKey, n, s.batch, func(v int64) (string, error) {
+		id, err := s.stride.id(v)
+		if err != nil {
+			return "", err
+		}
+		return s.codec.Encode(id)
+	})
 }
 
 func (s *segmentPlan) nextRange(b built, n int64) (store.Range, error) {
@@ -137,14 +163,18 @@ func batchPolicy(gc GeneratorConfig) segment.BatchPolicy {
 
 // segmentGen is a built segment generator.
 type segmentGen struct {
-	g     *segment.Generator
-	codec codec.Codec
+	g       *segment.Generator
+	codec   codec.Codec
+	decimal bool // the codec is plain decimal
 }
 
 func (s *segmentGen) next() (string, error) {
 	v, err := s.g.Next()
 	if err != nil {
 		return "", err
+	}
+	if s.decimal && v >= 0 {
+		return strconv.FormatInt(v, 10), nil
 	}
 	return s.codec.Encode(v)
 }

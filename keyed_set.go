@@ -13,12 +13,24 @@ import (
 
 // keyedSet is the live generators of a keyed template, one a key: a map to find a
 // key's and a list in the order of use to find the one to close, under one lock.
-// No key has a goroutine or a timer of its own: a call closes the idle keys it
-// finds at the list's end, and the runtime's one janitor sweeps the rest.
+// No key has a goroutine or a timer of its own: a call that takes the lock closes
+// the idle keys it finds at the list's end, and the runtime's one janitor sweeps
+// the rest.
+//
+// A call on the most recently used key takes no lock: its place in the list stays.
+// No call on a live key reads the clock either, which costs more than the rest of
+// the call on some VMs: it stamps its use on tick, the set's latest reading of the
+// clock, which a key's opening and the janitor advance. Idle-close needs only
+// coarse time, so a use is stamped with the latest time it can have had, tick plus
+// slack: a key closes no earlier than idle-close after its last use, and at most
+// slack later.
 type keyedSet struct {
-	g    *generator
-	opts []segment.Option // of every key's generator
-	now  func() time.Time
+	g     *generator
+	opts  []segment.Option // of every key's generator
+	now   func() time.Time
+	tick  atomic.Int64             // unix ns of the latest reading of now
+	slack int64                    // the janitor's period: how far tick lags the clock at most
+	mru   atomic.Pointer[keyEntry] // head, read without the lock
 
 	mu         sync.Mutex
 	live       map[string]*keyEntry
@@ -36,7 +48,8 @@ type keyedSet struct {
 type keyEntry struct {
 	key        string
 	b          built
-	last       int64 // unix ns of its latest use, under the set's lock
+	seg        *segment.Generator // b's, when it is a segment: NextInt without the adapter
+	last       atomic.Int64       // unix ns of its latest use, or the latest it can have been
 	prev, next *keyEntry
 	gone       atomic.Bool  // taken out of the set: closed or to be closed
 	refs       atomic.Int32 // calls using b: it closes when the last one ends
@@ -52,31 +65,48 @@ const sweepPerCall = 2
 func newKeyedSet(rt *Runtime, g *generator) *keyedSet {
 	p := g.plan
 	opts := append(rt.segmentOptions(p), segment.WithObserverKey(p.key), segment.WithoutTimers())
-	return &keyedSet{g: g, opts: opts, now: rt.o.keyNow, live: map[string]*keyEntry{}}
+	return &keyedSet{g: g, opts: opts, now: rt.o.keyNow, slack: janitorEvery(p.idleClose).Nanoseconds(), live: map[string]*keyEntry{}}
+}
+
+// clock reads the clock and advances tick to it.
+func (s *keyedSet) clock() int64 {
+	now := s.now().UnixNano()
+	for t := s.tick.Load(); now > t && !s.tick.CompareAndSwap(t, now); t = s.tick.Load() {
+	}
+	return now
 }
 
 // get returns the live generator of key, opening it when it is not live. The caller
 // holds it until put: a key taken out of the set meanwhile closes only then, so no
-// call finds its generator closed under it.
+// call finds its generator closed under it. Runtime.Source, the only maker of a
+// keyed Source, has checked key.
 func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
-	p := s.g.plan
-	if err := CheckKey(key); err != nil {
-		return nil, fmt.Errorf("generator %q: %w", p.name, err)
+	if e := s.mru.Load(); e != nil && e.key == key {
+		e.refs.Add(1)
+		if !e.gone.Load() {
+			if t := s.tick.Load() + s.slack; e.last.Load() < t {
+				e.last.Store(t)
+			}
+			return e, nil
+		}
+		s.put(e)
 	}
-	now := s.now().UnixNano()
 	s.mu.Lock()
 	if e := s.live[key]; e != nil {
 		e.refs.Add(1)
-		victims := s.touchLocked(e, now)
+		t := s.tick.Load()
+		victims := s.touchLocked(e, t+s.slack, t)
 		s.mu.Unlock()
 		s.retire(victims)
 		return e, nil
 	}
 	s.mu.Unlock()
+	p := s.g.plan
 	sb, err := s.g.rt.stores[p.store].get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("generator %q: %w", p.name, err)
 	}
+	now := s.clock()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -96,12 +126,15 @@ func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
 		}
 		// The entry's key shares the store key's bytes, and not the caller's.
 		e = &keyEntry{key: full[len(p.key)+1:], b: b}
+		if sg, ok := b.(*segmentGen); ok {
+			e.seg = sg.g
+		}
 		s.live[e.key] = e
 		s.opened++
 		s.g.rt.startJanitor()
 	}
 	e.refs.Add(1)
-	victims := s.touchLocked(e, now)
+	victims := s.touchLocked(e, now, now)
 	for len(s.live) > p.maxLive {
 		victims = append(victims, s.removeLocked(s.tail))
 		s.evicted++
@@ -118,10 +151,12 @@ func (s *keyedSet) put(e *keyEntry) {
 	}
 }
 
-// touchLocked records a use of e at now, and takes out the idle keys at the end of
-// the list, at most sweepPerCall of them.
-func (s *keyedSet) touchLocked(e *keyEntry, now int64) []*keyEntry {
-	e.last = now
+// touchLocked records a use of e at last, and takes out the keys idle at now at the
+// end of the list, at most sweepPerCall of them.
+func (s *keyedSet) touchLocked(e *keyEntry, last, now int64) []*keyEntry {
+	if e.last.Load() < last {
+		e.last.Store(last)
+	}
 	if s.head != e {
 		s.unlinkLocked(e)
 		e.next = s.head
@@ -132,6 +167,7 @@ func (s *keyedSet) touchLocked(e *keyEntry, now int64) []*keyEntry {
 		if s.tail == nil {
 			s.tail = e
 		}
+		s.mru.Store(e)
 	}
 	return s.sweepLocked(now, sweepPerCall)
 }
@@ -141,7 +177,7 @@ func (s *keyedSet) touchLocked(e *keyEntry, now int64) []*keyEntry {
 func (s *keyedSet) sweepLocked(now int64, limit int) []*keyEntry {
 	var victims []*keyEntry
 	idle := s.g.plan.idleClose.Nanoseconds()
-	for s.tail != nil && limit != 0 && now-s.tail.last >= idle {
+	for s.tail != nil && limit != 0 && now-s.tail.last.Load() >= idle {
 		victims = append(victims, s.removeLocked(s.tail))
 		s.idled++
 		limit--
@@ -154,6 +190,7 @@ func (s *keyedSet) unlinkLocked(e *keyEntry) {
 		e.prev.next = e.next
 	} else if s.head == e {
 		s.head = e.next
+		s.mru.Store(s.head)
 	}
 	if e.next != nil {
 		e.next.prev = e.prev
@@ -202,7 +239,7 @@ func (s *keyedSet) retire(victims []*keyEntry) {
 
 // sweep closes every idle key.
 func (s *keyedSet) sweep() {
-	now := s.now().UnixNano()
+	now := s.clock()
 	s.mu.Lock()
 	victims := s.sweepLocked(now, -1)
 	s.mu.Unlock()

@@ -235,9 +235,11 @@ func TestSource_KeyedClosesAKeyIdleForIdleClose(t *testing.T) {
 		t.Fatalf("after 59s: KeyStats = %+v; want a still live", ks)
 	}
 	clock.Add(time.Second) // a is idle for 1m, b for 1s
-	nextKeyInt(t, rt, "invoice", "b")
-	if ks := rt.Stats("invoice").Keys; ks.Live != 1 || ks.IdleClosed != 1 || ks.Evicted != 0 {
-		t.Errorf("after a was idle 1m: KeyStats = %+v; want a closed for idle-close, b live", ks)
+	// Opening a key reads the clock and sweeps: a closes for idle-close, before c
+	// would make three live keys and close one for max-live-keys.
+	nextKeyInt(t, rt, "invoice", "c")
+	if ks := rt.Stats("invoice").Keys; ks.Live != 2 || ks.IdleClosed != 1 || ks.Evicted != 0 {
+		t.Errorf("after a was idle 1m: KeyStats = %+v; want a closed for idle-close, b and c live", ks)
 	}
 	if g := w.wait(t, "app/invoice/a"); g.tail != (store.Range{Start: 2, End: 11}) || !g.lowered {
 		t.Errorf("a, closed for idle-close, gave back %v (lowered %v); want [2, 11) lowered (S7)", g.tail, g.lowered)
@@ -251,15 +253,7 @@ func TestSource_KeyedClosesAKeyIdleForIdleClose(t *testing.T) {
 // the runtime's one sweep closes it, on synctest's time.
 func TestSource_KeyedSweepClosesIdleKeysWithoutCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg, err := cosid.ParseConfig([]byte(keyedConfig))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rt.Close()
+		rt := mustOpen(t, keyedConfig) // on synctest's time.Now
 		nextKeyInt(t, rt, "invoice", "a")
 		time.Sleep(59 * time.Second) // sleep-ok: synctest's fake time
 		synctest.Wait()
@@ -270,6 +264,34 @@ func TestSource_KeyedSweepClosesIdleKeysWithoutCalls(t *testing.T) {
 		synctest.Wait()
 		if ks := rt.Stats("invoice").Keys; ks.Live != 0 || ks.IdleClosed != 1 {
 			t.Errorf("after 89s idle: KeyStats = %+v; want a closed by the sweep", ks)
+		}
+	})
+}
+
+// TestSource_KeyedIdleCloseOnTheCoarseClock uses a key without reading the clock
+// (a call on a live key stamps the janitor's tick, not the time): the key stays open
+// for idle-close after that use, and closes within a janitor period or two after,
+// on synctest's time.
+func TestSource_KeyedIdleCloseOnTheCoarseClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := mustOpen(t, keyedConfig) // on synctest's time.Now; invoice: idle-close 1m, swept every 15s
+		live := func(when string, want int64) {
+			t.Helper()
+			synctest.Wait()
+			ks := rt.Stats("invoice").Keys
+			if got := int64(ks.Live); got != want || ks.IdleClosed != 1-want {
+				t.Errorf("%s: KeyStats = %+v; want %d live", when, ks, want)
+			}
+		}
+		nextKeyInt(t, rt, "invoice", "a")
+		time.Sleep(50 * time.Second) // sleep-ok: synctest's fake time
+		nextKeyInt(t, rt, "invoice", "a")
+		time.Sleep(59 * time.Second) // sleep-ok: synctest's fake time
+		live("59s after its last use", 1)
+		time.Sleep(31 * time.Second) // sleep-ok: synctest's fake time
+		live("idle-close and two sweeps' periods after its last use", 0)
+		if a := nextKeyInt(t, rt, "invoice", "a"); a != 11 {
+			t.Errorf("a after its idle close gave %d; want 11, above its first range", a)
 		}
 	})
 }

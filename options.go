@@ -48,9 +48,10 @@ func WithLogger(l *slog.Logger) Option { return func(o *runtimeOptions) { o.logg
 func WithRetryClock(now func() time.Time) Option { return func(o *runtimeOptions) { o.now = now } }
 
 // WithKeyClock sets the clock that the idle-close of keyed generators reads (default
-// time.Now): a key unused for idle-close on this clock is closed at its template's
-// next call, or by the runtime's sweep, which runs on real time. A test moves it to
-// see keys close without waiting.
+// time.Now): a key unused for idle-close on this clock is closed when its template
+// opens a key, or by the runtime's sweep, which runs on real time; the two read the
+// clock, and a call on a live key stamps its use with their latest reading. A test
+// moves it, then opens a key, to see keys close without waiting.
 func WithKeyClock(now func() time.Time) Option { return func(o *runtimeOptions) { o.keyNow = now } }
 
 // WithStoreWrapper has the runtime hand out wrap(name, typ, st) instead of each store

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/cosid-go/cosid/segment"
 	"github.com/cosid-go/cosid/store"
@@ -60,11 +61,39 @@ func (s Source) Name() string {
 // Key returns the key of s; "" for a generator that is not keyed.
 func (s Source) Key() string { return s.key }
 
+// Live reports whether s's key is open in the runtime: taking its ids reserves
+// nothing to open it. It is false for a Source without a key. A server reads it to
+// limit how fast a caller opens keys.
+func (s Source) Live() bool {
+	return s.g != nil && s.key != "" && s.g.keys != nil && s.g.keys.peek(s.key) != nil
+}
+
 // errNoSource is the error of the zero Source.
 var errNoSource = fmt.Errorf("cosid: %w: the zero Source names no generator; make one with Runtime.Source", ErrUnknownGenerator)
 
 // Next returns the text of the next id.
 func (s Source) Next(ctx context.Context) (string, error) {
+	// The path of nearly every call, as NextInt's: a segment of plain decimal ids
+	// written with strconv, without the adapter's and the codec's indirect calls.
+	if g := s.g; g != nil && s.key == "" {
+		if l := g.built.v.Load(); l != nil && l.decimal {
+			v, err := l.seg.Next()
+			if err != nil {
+				return "", prefixed(g.failed(l, err))
+			}
+			if v < 0 { // from a store gone wrong: the codec's error says so
+				if _, err := l.built.(*segmentGen).codec.Encode(v); err != nil {
+					return "", prefixed(g.failed(l, err))
+				}
+			}
+			return strconv.FormatInt(v, 10), nil
+		}
+	}
+	return s.next(ctx)
+}
+
+// next is Next of a generator not built yet, of a key, or of another codec.
+func (s Source) next(ctx context.Context) (string, error) {
 	switch {
 	case s.g == nil:
 		return "", errNoSource
@@ -87,23 +116,41 @@ func (s Source) Next(ctx context.Context) (string, error) {
 // GeneratorInfo.IntIDs). A generator whose ids are text only, as a periodic
 // segment's, fails with an error wrapping ErrUnknownGenerator.
 func (s Source) NextInt(ctx context.Context) (int64, error) {
-	// The path of nearly every call: the built generator's own Next, one load away.
+	// The path of nearly every call: the built segment generator's own Next, one
+	// load away, small enough to be inlined into the caller.
 	if g := s.g; g != nil && s.key == "" {
-		if l := g.built.v.Load(); l != nil && l.ints != nil {
-			var v int64
-			var err error
-			if l.seg != nil {
-				v, err = l.seg.Next()
-			} else {
-				v, err = l.ints.Next()
-			}
+		if l := g.built.v.Load(); l != nil && l.seg != nil {
+			v, err := l.seg.Next()
 			if err != nil {
 				return 0, prefixed(g.failed(l, err))
 			}
 			return v, nil
 		}
+	} else if g != nil && g.intIDs {
+		return s.keyNextInt(ctx)
 	}
 	return s.nextInt(ctx)
+}
+
+// keyNextInt is NextInt of a key of a template whose ids are int64s: withKey's,
+// without its closure and, for a segment, the adapter's indirect calls.
+func (s Source) keyNextInt(ctx context.Context) (int64, error) {
+	g := s.g
+	e, err := g.keys.get(ctx, s.key)
+	if err != nil {
+		return 0, prefixed(err)
+	}
+	var v int64
+	if e.seg != nil {
+		v, err = e.seg.Next()
+	} else {
+		v, err = e.b.ints().Next()
+	}
+	g.keys.put(e)
+	if err != nil {
+		return 0, prefixed(g.keyFailed(s.key, err))
+	}
+	return v, nil
 }
 
 // nextInt is NextInt of a generator not built yet, of a key, or that cannot.
@@ -130,14 +177,23 @@ func (s Source) nextInt(ctx context.Context) (int64, error) {
 // NextRange returns n consecutive ids [r.Start, r.End) of a generator that hands
 // out ranges (see GeneratorInfo.Ranges), as segment.Generator.NextRange does: for
 // bulk inserts. Another generator fails with an error wrapping ErrUnknownGenerator.
+// The range holds no value that the generator's codec cannot write: at a codec's
+// width it ends at the codec's largest value, holding fewer than n ids, and once
+// none is left NextRange fails with an error matching ErrExhausted.
 func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	var r store.Range
-	if err := s.can("NextRange", s.g != nil && s.g.ranges != nil, "come one at a time, not in ranges"); err != nil {
+	why := "come one at a time, not in ranges"
+	if st, ok := s.g.strided(); ok {
+		why = fmt.Sprintf("are every %d-th number (stride: %d), not consecutive; take them with Next", st.n, st.n)
+	}
+	if err := s.can("NextRange", s.g != nil && s.g.ranges != nil, why); err != nil {
 		return r, err
 	}
 	if s.key != "" {
 		err := s.withKey(ctx, func(b built) (err error) {
-			r, err = s.g.ranges.nextRange(b, n)
+			if r, err = s.g.ranges.nextRange(b, n); err == nil {
+				r, err = s.g.fit(r)
+			}
 			return err
 		})
 		return r, err
@@ -146,8 +202,11 @@ func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	if err != nil {
 		return r, prefixed(err)
 	}
-	if r, err = s.g.ranges.nextRange(b.built, n); err != nil {
-		return r, prefixed(s.g.failed(b, err))
+	if r, err = s.g.ranges.nextRange(b.built, n); err == nil {
+		r, err = s.g.fit(r)
+	}
+	if err != nil {
+		return store.Range{}, prefixed(s.g.failed(b, err))
 	}
 	return r, nil
 }
@@ -173,6 +232,7 @@ func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
 		storeKey += "/" + s.key
 	}
 	texts, err := p.impl.take(ctx, s.g, storeKey, n)
+	s.g.markFull(s.key, err)
 	if err != nil {
 		return texts, prefixed(err)
 	}
@@ -223,12 +283,26 @@ func (s Source) withKey(ctx context.Context, f func(built) error) error {
 	return nil
 }
 
+// strided returns the stride of g's ids when it is strided; g may be nil.
+func (g *generator) strided() (stride, bool) {
+	if g == nil {
+		return stride{}, false
+	}
+	s, ok := g.plan.impl.(strider)
+	if !ok {
+		return stride{}, false
+	}
+	return s.idStride(), s.idStride().strided()
+}
+
 // keyFailed classifies an error of a key's generator, as failed does.
 func (g *generator) keyFailed(key string, err error) error {
 	if errors.Is(err, ErrUnavailable) {
 		return fmt.Errorf("generator %q key %q %w: %w", g.plan.name, key, ErrUnavailable, err)
 	}
-	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, exhausted(g.plan.name, err))
+	err = exhausted(g.plan.name, err)
+	g.markFull(key, err)
+	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, err)
 }
 
 // Stats is what a generator has done so far, read without I/O: Runtime.Stats and

@@ -132,6 +132,9 @@ type live struct {
 	// seg is ints when it is a segment generator, called without the interface:
 	// the indirect call cost a held Source a quarter of a bare Next.
 	seg *segment.Generator
+	// decimal is set when seg's ids are written in plain decimal: Source.Next
+	// writes them with strconv, without the two indirect calls of next.
+	decimal bool
 }
 
 // strategyOf returns the definition of s, or nil.

@@ -3,6 +3,7 @@ package servicesim
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -102,7 +103,7 @@ func (c *storeClient) start() {
 	}
 	p := segment.DefaultBatchPolicy()
 	p.Step, p.Lookahead = 50, 2*time.Second
-	gen, err := segment.New(st, "order", p)
+	gen, err := segment.New(st, "order", p, segment.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		panic(err)
 	}

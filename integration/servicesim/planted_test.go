@@ -26,6 +26,12 @@ func TestSim_FindsPlantedDefects(t *testing.T) {
 		{"cosid_plant_anystore", "failover", "duplicate:", "20"},
 		// httpstore stays on a server that does not answer (N6).
 		{"cosid_plant_stick", "failover", "unavailable with a server of the store answering", "20"},
+		// segment's Close gives back its whole last range, what it handed out
+		// included (S7), when a key is evicted or idle, or a replica drains.
+		{"cosid_plant_giveback", "keyed", "duplicate:", "20"},
+		// segment's NextRange joins the rest of the range in use from its start,
+		// the ids taken from it included, under streams and single ids.
+		{"cosid_plant_join", "streams", "duplicate:", "20"},
 	} {
 		t.Run(tc.tag, func(t *testing.T) {
 			t.Parallel()

@@ -23,14 +23,16 @@ func envInt(t *testing.T, name string, def uint64) uint64 {
 // scenarios are the simulation's scenarios, by name.
 var scenarios = map[string]func(seed uint64, steps int) Result{
 	"failover": Failover,
+	"keyed":    Keyed,
+	"streams":  Streams,
 }
 
-// TestSim plays COSID_SIM_SCHEDULES schedules of each scenario (default 20; 3 under
+// TestSim plays COSID_SIM_SCHEDULES schedules of each scenario (default 10; 3 under
 // -short), from COSID_SIM_BASE (default 1), or only the seed COSID_SIM_SEED, in
 // synctest bubbles, and fails on the first broken promise with the command that
 // replays it.
 func TestSim(t *testing.T) {
-	n := envInt(t, "COSID_SIM_SCHEDULES", 20)
+	n := envInt(t, "COSID_SIM_SCHEDULES", 10)
 	if testing.Short() {
 		n = min(n, 3)
 	}
@@ -45,7 +47,7 @@ func TestSim(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			var ids, calls, faults int64
+			var ids, calls, errs, faults int64
 			for seed := first; seed < first+n; seed++ {
 				var r Result
 				synctest.Test(t, func(*testing.T) { r = play(seed, steps) })
@@ -53,9 +55,10 @@ func TestSim(t *testing.T) {
 					t.Fatalf("simulation %s seed %d broke a promise: %s\nlast actions:\n  %s\nreplay: COSID_SIM_SEED=%d COSID_SIM_SCENARIO=%s go test%s -run '^TestSim$' ./integration/servicesim",
 						name, seed, r.Failure, strings.Join(r.Log, "\n  "), seed, name, plantFlag())
 				}
-				ids, calls, faults = ids+r.IDs, calls+r.Calls, faults+r.Faults
+				ids, calls, errs, faults = ids+r.IDs, calls+r.Calls, errs+r.Errors, faults+r.Faults
 			}
-			t.Logf("%s: %d schedules of %d steps, %d calls, %d faults, %d ids checked, no broken promise", name, n, steps, calls, faults, ids)
+			t.Logf("%s: %d schedules of %d steps, %d calls (%d failed), %d faults, %d ids checked, no broken promise",
+				name, n, steps, calls, errs, faults, ids)
 		})
 	}
 }

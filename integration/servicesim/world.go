@@ -117,15 +117,21 @@ func (w *world) serve(name string, rt *cosid.Runtime, opts ...server.Option) *sv
 // runtime opens a runtime of cfg whose every store is st.
 func (w *world) runtime(cfg cosid.Config, st store.RangeStore) *cosid.Runtime {
 	rt, err := cosid.Open(context.Background(), cfg, cosid.WithLogger(nil),
-		cosid.WithStoreWrapper(func(_, _ string, _ store.RangeStore) store.RangeStore { return shared{st} }))
+		cosid.WithStoreWrapper(func(_, _ string, _ store.RangeStore) store.RangeStore { return shared{st.(sharedStore)} }))
 	if err != nil {
 		panic(fmt.Sprintf("servicesim: runtime: %v", err))
 	}
 	return rt
 }
 
+// sharedStore is what the simulation's stores do: memstore's ranges, and give-backs.
+type sharedStore interface {
+	store.RangeStore
+	store.GiveBacker
+}
+
 // shared is a store that several runtimes use, which a runtime's Close leaves open.
-type shared struct{ store.RangeStore }
+type shared struct{ sharedStore }
 
 func (shared) Close() error { return nil }
 

@@ -19,8 +19,11 @@ const tracerName = "github.com/cosid-go/cosid/server"
 // the attributes cosid.store.name (name), cosid.store.type (typ) and cosid.store.key
 // (the key, or the lease namespace). A span is made only where a call goes to the
 // store, never per id. The store returned is a store.SlotLeaseStore and a
-// store.Admin where st is one; it also reports st's store.Timeouter timeout and
-// answers st's store.Pinger Ping (nil where st has none).
+// store.Admin where st is one; it also reports st's store.Timeouter timeout,
+// answers st's store.Pinger Ping (nil where st has none) and its store.Identifier
+// identity ("" where st has none, which callers take as none), and passes its
+// store.GiveBacker give-backs on (reporting false where st takes none, so that the
+// tail stays a gap, as it does without the capability).
 func TraceStore(tp trace.TracerProvider, name, typ string, st store.RangeStore) store.RangeStore {
 	t := &tracedStore{st: st, tracer: tp.Tracer(tracerName),
 		attrs: []attribute.KeyValue{attribute.String("cosid.store.name", name), attribute.String("cosid.store.type", typ)}}
@@ -109,6 +112,28 @@ func (t *tracedStore) Ping(ctx context.Context) error {
 	err := p.Ping(ctx)
 	end(span, err)
 	return err
+}
+
+// StoreID is st's store.Identifier identity, or "" where st has none.
+func (t *tracedStore) StoreID(ctx context.Context) (string, error) {
+	id, ok := t.st.(store.Identifier)
+	if !ok {
+		return "", nil
+	}
+	return id.StoreID(ctx)
+}
+
+// GiveBack is st's store.GiveBacker GiveBack (S7), or false where st takes none.
+func (t *tracedStore) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	gb, ok := t.st.(store.GiveBacker)
+	if !ok {
+		return false, nil
+	}
+	ctx, span := t.start(ctx, "give_back", key, attribute.Int64("cosid.give_back.start", tail.Start), attribute.Int64("cosid.give_back.end", tail.End))
+	lowered, err := gb.GiveBack(ctx, key, tail)
+	span.SetAttributes(attribute.Bool("cosid.give_back.lowered", lowered))
+	end(span, err)
+	return lowered, err
 }
 
 // tracedLeases are the SlotLeaseStore calls of TraceStore.

@@ -229,3 +229,45 @@ func TestTraceStore_KeepsWhatTheStoreIs(t *testing.T) {
 		t.Errorf("a traced store without a timeout: %v, want Timeouter 0", plain)
 	}
 }
+
+// TestTraceStore_PassesGiveBackAndIdentityOn: with tracing on, a runtime's stores
+// are traced ones, so Close's give-back (S7) and the store identity of the range
+// answers go through the wrapper, or SIGTERM would leave a gap and ranges no store
+// id.
+func TestTraceStore_PassesGiveBackAndIdentityOn(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	mem := memstore.New()
+	st := server.TraceStore(tp, "mem", "memory", mem)
+	r, err := st.Reserve(t.Context(), "app/k", 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, ok := st.(store.GiveBacker)
+	if !ok {
+		t.Fatal("a traced memory store is not a GiveBacker")
+	}
+	if lowered, err := gb.GiveBack(t.Context(), "app/k", store.Range{Start: r.Start + 3, End: r.End}); err != nil || !lowered {
+		t.Fatalf("GiveBack through the traced store: %v, %v; want it lowered", lowered, err)
+	}
+	if next, err := mem.Reserve(t.Context(), "app/k", 1, 1); err != nil || next.Start != r.Start+3 {
+		t.Errorf("after the give-back the next range is %v, %v; want it to start at %d", next, err, r.Start+3)
+	}
+	if spans := exp.GetSpans(); spans[len(spans)-1].Name != "store.give_back" {
+		t.Errorf("the last span is %q, want store.give_back", spans[len(spans)-1].Name)
+	}
+	want, err := mem.StoreID(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.(store.Identifier).StoreID(t.Context()); err != nil || got != want {
+		t.Errorf("StoreID through the traced store: %q, %v; want %q", got, err, want)
+	}
+	plain := server.TraceStore(tp, "p", "plain", struct{ store.RangeStore }{memstore.New()})
+	if lowered, err := plain.(store.GiveBacker).GiveBack(t.Context(), "app/k", store.Range{Start: 1, End: 2}); lowered || err != nil {
+		t.Errorf("GiveBack of a store that takes none: %v, %v; want false, nil", lowered, err)
+	}
+	if id, err := plain.(store.Identifier).StoreID(t.Context()); id != "" || err != nil {
+		t.Errorf("StoreID of a store that has none: %q, %v; want none", id, err)
+	}
+}

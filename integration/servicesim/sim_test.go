@@ -27,14 +27,14 @@ var scenarios = map[string]func(seed uint64, steps int) Result{
 	"streams":  Streams,
 }
 
-// TestSim plays COSID_SIM_SCHEDULES schedules of each scenario (default 10; 3 under
-// -short), from COSID_SIM_BASE (default 1), or only the seed COSID_SIM_SEED, in
+// TestSim plays COSID_SIM_SCHEDULES schedules of each scenario (default 10; 2 under
+// -race or -short, whose run .ci/run follows with 100 without -race), from COSID_SIM_BASE (default 1), or only the seed COSID_SIM_SEED, in
 // synctest bubbles, and fails on the first broken promise with the command that
 // replays it.
 func TestSim(t *testing.T) {
 	n := envInt(t, "COSID_SIM_SCHEDULES", 10)
-	if testing.Short() {
-		n = min(n, 3)
+	if testing.Short() || raceEnabled {
+		n = min(n, 2)
 	}
 	first := envInt(t, "COSID_SIM_BASE", 1)
 	if os.Getenv("COSID_SIM_SEED") != "" {

@@ -1,0 +1,5 @@
+//go:build race
+
+package servicesim
+
+const raceEnabled = true

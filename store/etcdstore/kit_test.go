@@ -10,6 +10,9 @@ import (
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
+// The kit runs its S7 cases only on a store.GiveBacker.
+var _ store.GiveBacker = (*etcdstore.Store)(nil)
+
 // TestRangeStoreKit runs the store test kit; two Stores, each with a client of its
 // own, stand in for two processes.
 func TestRangeStoreKit(t *testing.T) {

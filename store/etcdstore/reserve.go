@@ -89,6 +89,50 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 	return nil
 }
 
+var _ store.GiveBacker = (*Store)(nil)
+
+// GiveBack implements store.GiveBacker: one transaction that writes tail.Start as
+// the key's next value if its value is still tail.End unsealed, compared as text
+// (every writer writes the one form value.String does), and otherwise reads it. It
+// runs in the key's turn, so that what this store knows of the key stays true and
+// its next Reserve needs no miss to learn the lowered value.
+func (s *Store) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := storekit.CheckGiveBack(key, tail); err != nil {
+		return false, fmt.Errorf("%s: give back: %w", s.name, err)
+	}
+	what := fmt.Sprintf("give back %q", key)
+	ctx, cancel, err := s.begin(ctx)
+	defer cancel()
+	if err != nil {
+		return false, s.failed(ctx, what, err)
+	}
+	turn, err := s.keys.Take(ctx, key)
+	if err != nil {
+		return false, s.failed(ctx, what, err)
+	}
+	defer turn.Give()
+	k := &turn.State
+	etcdKey := s.prefix + key + rangeSuffix
+	lowered := value{next: tail.Start}
+	resp, err := s.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.Value(etcdKey), "=", value{next: tail.End}.String())).
+		Then(clientv3.OpPut(etcdKey, lowered.String())).
+		Else(clientv3.OpGet(etcdKey)).
+		Commit()
+	if err != nil {
+		k.known = false // the write may have happened
+		return false, s.failed(ctx, what, err)
+	}
+	if resp.Succeeded {
+		k.learn(&lowered, resp.Header.Revision)
+		return true, nil
+	}
+	if err := k.learnFrom(etcdKey, resp.Responses[0].GetResponseRange().GetKvs()); err != nil {
+		return false, s.failed(ctx, what, err)
+	}
+	return false, nil
+}
+
 // update writes what change makes of key's value, with a compare-and-swap on the
 // mod revision it was read at, in key's turn. change sees the key as last known (an
 // unknown key is taken for absent: the miss of a key that exists brings its value)

@@ -65,6 +65,11 @@ func (s taking) Reserve(ctx context.Context, key string, size, initialOffset int
 	return s.Store.Reserve(ctx, key, size, initialOffset)
 }
 
+func (s taking) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	defer s.hold()()
+	return s.Store.GiveBack(ctx, key, tail)
+}
+
 func (s taking) Seal(ctx context.Context, key string) error {
 	defer s.hold()()
 	return s.Store.Seal(ctx, key)

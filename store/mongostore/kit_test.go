@@ -9,6 +9,9 @@ import (
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
+// The kit runs its S7 cases only on a store.GiveBacker.
+var _ store.GiveBacker = (*mongostore.Store)(nil)
+
 // TestRangeStoreKit runs the store test kit; every store the kit opens has a client
 // of its own, as a second process would. On FerretDB the stores take turns (see
 // turns).

@@ -100,6 +100,31 @@ func (s *Store) readRange(ctx context.Context, key string, doc *rangeDoc) (bool,
 	return true, nil
 }
 
+var _ store.GiveBacker = (*Store)(nil)
+
+// GiveBack implements store.GiveBacker: one updateOne that sets next to tail.Start,
+// filtered on the key, on next being tail.End and on the key not being sealed; the
+// documents it modified are the answer.
+func (s *Store) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := storekit.CheckGiveBack(key, tail); err != nil {
+		return false, fmt.Errorf("%s: give back: %w", s.name, err)
+	}
+	filter := bson.D{{Key: "_id", Value: key}, {Key: "next", Value: tail.End},
+		{Key: "sealed", Value: bson.D{{Key: "$ne", Value: true}}}}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "next", Value: tail.Start}}}}
+	lowered, err := storekit.DoCall(ctx, s.begin, func(ctx context.Context) (bool, error) {
+		res, err := s.ranges.UpdateOne(ctx, filter, update)
+		if err != nil {
+			return false, err
+		}
+		return res.ModifiedCount == 1, nil
+	})
+	if err != nil {
+		return false, s.failed(fmt.Sprintf("give back %q", key), err)
+	}
+	return lowered, nil
+}
+
 // Seal implements store.RangeStore: one update that sets sealed, and inserts the
 // key sealed at 0 when it is absent.
 func (s *Store) Seal(ctx context.Context, key string) error {

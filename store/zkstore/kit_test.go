@@ -9,6 +9,9 @@ import (
 	"github.com/cosid-go/cosid/store/zkstore"
 )
 
+// The kit runs its S7 cases only on a store.GiveBacker.
+var _ store.GiveBacker = (*zkstore.Store)(nil)
+
 // TestRangeStoreKit runs the store test kit; every store the kit opens has a
 // connection and a session of its own, as a second process would.
 func TestRangeStoreKit(t *testing.T) {

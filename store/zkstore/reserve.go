@@ -75,6 +75,36 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 	return nil
 }
 
+var _ store.GiveBacker = (*Store)(nil)
+
+// errNotTail refuses a give-back of a key whose next value is not the tail's end
+// unsealed; a refusal on an earlier answer is checked against a fresh read.
+var errNotTail = errors.New("next value is not the tail's end")
+
+// GiveBack implements store.GiveBacker: a versioned Set of the key's znode to
+// tail.Start, made only when the znode, as last written or read in the key's turn,
+// holds tail.End unsealed. After its own reservation the store knows the version, so
+// a give-back costs one round trip; a Set that misses reads the znode and decides
+// again.
+func (s *Store) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := storekit.CheckGiveBack(key, tail); err != nil {
+		return false, fmt.Errorf("%s: give back: %w", s.name, err)
+	}
+	err := s.update(ctx, key, func(k *keyState) (*value, error) {
+		if !k.exists || k.sealed || k.next != tail.End {
+			return nil, errNotTail
+		}
+		return &value{Next: tail.Start}, nil
+	})
+	switch {
+	case errors.Is(err, errNotTail):
+		return false, nil
+	case err != nil:
+		return false, s.failed(fmt.Sprintf("give back %q", key), err)
+	}
+	return true, nil
+}
+
 // update writes what change makes of key's value with a compare-and-swap on the
 // znode's version (a Create for an absent znode), in key's turn. change sees the key
 // as last known and returns the new value, nil for no write, or an error that ends

@@ -69,8 +69,9 @@ the token as an HTTP Basic password). --token-file sets one token for every role
 --ROLE-token-file or cosid.serve.tokens.ROLE one role's. /healthz is open. A server
 on an address that is not loopback refuses to start with the store API open.
 
-On SIGINT or SIGTERM it stops accepting, finishes the requests in flight, releases
-its Snowflake leases and closes its stores.`,
+On SIGINT or SIGTERM it stops accepting, finishes the requests in flight, gives
+back what its segment generators reserved and did not hand out (so that a restart
+goes on with no gap), releases its Snowflake leases and closes its stores.`,
 		Example: `  cosid serve
   cosid serve --config cosid.yaml --addr 0.0.0.0:8686 --token-file /run/secrets/cosid
   curl -s 'localhost:8686/v1/generators/bill/next?count=3'`,

@@ -173,10 +173,11 @@ func TestServe_IdsAndGracefulShutdown(t *testing.T) {
 		t.Errorf("no shutdown in the log:\n%s", p.log())
 	}
 	// The lease was released: a new server of the same owner starts at once and
-	// goes on with the segment where the stored value is.
+	// goes on with the segment where the first one stopped, which gave back the
+	// rest of its range (S7).
 	p2 := startServe(t, dir)
-	if status, body := get(t, p2.url+"/v1/generators/order/next"); status != 200 || body != "11\n" {
-		t.Errorf("next order after a restart: %d %q, want 11 (the rest of the first range is a gap)", status, body)
+	if status, body := get(t, p2.url+"/v1/generators/order/next"); status != 200 || body != "4\n" {
+		t.Errorf("next order after a restart: %d %q, want 4 (the rest of the first range given back)", status, body)
 	}
 	// Had the first server kept its lease of slot 0, the second would have slot 1.
 	_, id := get(t, p2.url+"/v1/generators/event/next")

@@ -26,6 +26,7 @@ func TestSim_FindsPlantedDefects(t *testing.T) {
 		{"cosid_plant_floor", "outside the lease:", "100"},     // a Snowflake generator ignores its Floor
 		{"cosid_plant_hostzone", "wrong period:", "10"},        // a Periodic computes its keys in the host's zone
 		{"cosid_plant_foreign", "above the next floor:", "40"}, // a non-owner's release records now, not the Ceiling (C1)
+		{"cosid_plant_nocompare", "duplicate:", "40"},          // a give-back lowers a key without comparing it (S7)
 	} {
 		t.Run(tc.tag, func(t *testing.T) {
 			t.Parallel()

@@ -83,9 +83,11 @@ func TestSim(t *testing.T) {
 		total.StoreDown += r.StoreDown
 		total.Failed += r.Failed
 		total.LostAnswers += r.LostAnswers
+		total.Races += r.Races
+		total.GivenBack += r.GivenBack
 	}
-	t.Logf("%d schedules from seed %d: %d ids checked, %d failed calls of Next; %d crashes, %d restarts, %d pauses, %d clock steps, %d outages, %d non-owner releases; store: %d calls refused while down, %d failed, %d answers lost after the write; %v",
-		n, first, total.IDs, total.Errors, total.Crashes, total.Restarts, total.Pauses, total.ClockSteps, total.Outages, total.Foreign,
+	t.Logf("%d schedules from seed %d: %d ids checked, %d failed calls of Next; %d crashes, %d restarts, %d pauses, %d clock steps, %d outages, %d non-owner releases, %d give-backs raced (%d keys lowered); store: %d calls refused while down, %d failed, %d answers lost after the write; %v",
+		n, first, total.IDs, total.Errors, total.Crashes, total.Restarts, total.Pauses, total.ClockSteps, total.Outages, total.Foreign, total.Races, total.GivenBack,
 		total.StoreDown, total.Failed, total.LostAnswers, time.Since(start).Round(time.Millisecond))
 }
 

@@ -153,6 +153,35 @@ func (v *view) Seal(ctx context.Context, key string) error {
 	return v.call(ctx, "seal", key, func() error { return v.b.mem.Seal(ctx, key) })
 }
 
+// GiveBack implements store.GiveBacker, under the faults of every call: it may fail
+// before it writes, or land and lose its answer.
+func (v *view) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	var lowered bool
+	err := v.call(ctx, "giveback", key, func() error {
+		var err error
+		if plantNoCompare {
+			lowered, err = v.b.lowerUnchecked(ctx, key, tail)
+			return err
+		}
+		lowered, err = v.b.mem.GiveBack(ctx, key, tail)
+		return err
+	})
+	if err == nil && lowered {
+		v.b.w.count(&v.b.w.res.GivenBack)
+	}
+	return lowered, err
+}
+
+// lowerUnchecked is the planted give-back: it sets key's next value to tail.Start
+// whatever the value is (cosid_plant_nocompare).
+func (b *backend) lowerUnchecked(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := b.mem.Delete(ctx, key); err != nil {
+		return false, err
+	}
+	_, err := b.mem.RaiseTo(ctx, key, tail.Start)
+	return err == nil, err
+}
+
 // Acquire implements store.SlotLeaseStore.
 func (v *view) Acquire(ctx context.Context, req store.LeaseRequest) (store.Lease, error) {
 	var l store.Lease

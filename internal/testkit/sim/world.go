@@ -62,6 +62,8 @@ type Result struct {
 	Errors      int64  // calls of Next that failed (unavailable, lease lost, clock backwards…)
 	Crashes     int64
 	Restarts    int64 // graceful: Close, then a new generator
+	Races       int64 // graceful stops whose give-back raced another machine's reserves, and at times a crash
+	GivenBack   int64 // give-backs that lowered a key
 	Pauses      int64
 	ClockSteps  int64
 	Outages     int64
@@ -201,6 +203,9 @@ func (w *world) mix(v uint64) { w.trace = (w.trace ^ v) * 1099511628211 }
 func (w *world) act() {
 	if w.draw(uint64(w.res.Foreign), 0xf0e1, w.trace)%100 < foreignChance {
 		w.foreignRelease()
+	}
+	if w.draw(uint64(w.res.Races), 0x6b7c, w.trace)%100 < raceChance {
+		w.giveBackRace()
 	}
 	m := w.machines[w.rng.IntN(len(w.machines))]
 	switch r := w.rng.IntN(100); {
@@ -538,4 +543,37 @@ func (w *world) foreignRelease() {
 	if m.sf != nil {
 		m.burst()
 	}
+}
+
+// raceChance is the chance, in percent of the actions, of a give-back racing a
+// reserve and a crash.
+const raceChance = 5
+
+// giveBackRace stops a segment or periodic machine gracefully, so that its Close
+// gives back the unused tail of its last range (S7), while the other machine of its
+// key takes ids: their reservations race the give-back to the store. At times the
+// stopping machine crashes before its Close is done: its calls already at the store
+// land, later ones fail. The machine then starts again. A give-back that lowered
+// the key although the other machine reserved since would hand out its ids again.
+func (w *world) giveBackRace() {
+	r := w.draw(uint64(w.res.Races), 0x6b7d)
+	i := int(r % 4) // machines 0 and 1 share key seq, 2 and 3 key bill
+	m, other := w.machines[i], w.machines[i^1]
+	crash := r>>8%2 == 0
+	w.note("%s stops and gives back while %s takes ids (crash: %v)", m, other, crash)
+	w.res.Races++
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		m.stop()
+	}()
+	other.burst()
+	if crash {
+		// At an instant of the schedule, when every goroutine of the bubble waits:
+		// crashing as soon as the burst returns would race the Close in real time.
+		time.Sleep(time.Duration(r>>16%50_000_000) + time.Duration(1+r>>48%999))
+		m.view.crash()
+	}
+	<-stopped
+	m.start()
 }

@@ -177,3 +177,27 @@ func machineID(m MachineID) (int, error) {
 	}
 	return n, nil
 }
+
+// machineLayouter is a strategy whose ids carry a machine id, in its bit layout.
+type machineLayouter interface {
+	machineLayout() snowflake.Layout
+}
+
+func (s *snowflakePlan) machineLayout() snowflake.Layout      { return s.layout }
+func (c *cosIDGeneratorPlan) machineLayout() snowflake.Layout { return c.layout }
+
+// MachineLayout returns the bit layout of the generator name when its ids carry a
+// machine id (a snowflake or a cosid-generator), checking the generator as Validate
+// does, without I/O; ok is false for another strategy. It is what a check of
+// several regions' configurations compares (cosid config check --fleet).
+func (c Config) MachineLayout(name string) (l snowflake.Layout, ok bool, err error) {
+	p, err := c.plan(name)
+	if err != nil {
+		return l, false, err
+	}
+	m, ok := p.impl.(machineLayouter)
+	if !ok {
+		return l, false, nil
+	}
+	return m.machineLayout(), true, nil
+}

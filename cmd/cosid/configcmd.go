@@ -19,8 +19,9 @@ import (
 
 func configCommand(stderr io.Writer) *cobra.Command {
 	var (
-		path string
-		open bool
+		path  string
+		open  bool
+		fleet bool
 	)
 	check := &cobra.Command{
 		Use:   "check",
@@ -40,9 +41,26 @@ to the database, detects its dialect where none is set, checks the tables (creat
 them where initSchema is set), and then makes one request of every store (sql,
 redis, etcd, zookeeper, mongodb; an http store's server, with its token), so that
 a store that opens lazily is reached too. It says per store and generator what it
-found, and exits non-zero when a store failed. It reserves no id and leases no slot.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+found, and exits non-zero when a store failed. It reserves no id and leases no slot.
+
+With --fleet FILE FILE… it checks the configurations of several regions together
+(docs/regions.md): it refuses, naming the generator and both files, two whose
+generators of one name could hand out the same id: strides whose classes meet,
+machine-id ranges that overlap, or one store shared with different strides.`,
+		Example: `  cosid config check --fleet east.yaml west.yaml`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if !fleet && len(args) > 0 {
+				return fmt.Errorf("unexpected arguments %q: the file is --config, or give --fleet and several files", args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if fleet {
+				if open || cmd.Flags().Changed("config") {
+					return errors.New("--fleet takes its files as arguments, and opens no store: leave out --config and --open")
+				}
+				return checkFleet(cmd.OutOrStdout(), args)
+			}
 			cfg, err := cosid.ReadConfig(path)
 			if err != nil {
 				return err
@@ -63,6 +81,7 @@ found, and exits non-zero when a store failed. It reserves no id and leases no s
 	}
 	check.Flags().StringVarP(&path, "config", "c", defaultConfig, "the configuration file")
 	check.Flags().BoolVar(&open, "open", false, "also open the stores and generators")
+	check.Flags().BoolVar(&fleet, "fleet", false, "check the files given as arguments, one a region, together: no two may hand out one id")
 	return groupCommand("config", "Work with configuration files", check)
 }
 

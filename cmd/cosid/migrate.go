@@ -87,7 +87,7 @@ gets a line, and a summary ends the run.`,
 			defer a.Close()
 			storeName, _ := target.storeName(cfg)
 			m := &migration{st: a, system: "4.x", out: cmd.OutOrStdout(), dryRun: dryRun, force: force,
-				targets: snowflakeTargets(cfg, storeName), offsets: initialOffsets(cfg)}
+				targets: snowflakeTargets(cfg, storeName), offsets: initialOffsets(cfg), strides: idStrides(cfg)}
 			if source.dsn != "" {
 				if err := m.fromSQL(cmd.Context(), source, table, mtable); err != nil {
 					return err
@@ -133,6 +133,7 @@ type migration struct {
 	force   bool
 	targets map[string][]snowflakeTarget // by 4.x namespace
 	offsets map[string]int64             // the configuration's initial offset by key NS/NAME
+	strides map[string][2]int64          // the stride and residue of a strided generator by key NS/NAME
 
 	segments []segment4x // read from every source, applied by apply
 	machines []machine4x
@@ -335,10 +336,48 @@ func (m *migration) plan(ctx context.Context, s segment4x) (planned, error) {
 	if p.reason != "" {
 		return p, nil
 	}
+	p.next = m.valueAbove(p.key, p.next-1)
 	p.offset = m.offsetOf(p.key)
 	var err error
 	p.cur, p.found, err = m.current(ctx, p.key)
 	return p, err
+}
+
+// valueAbove returns the store value of key from which its generator hands out
+// only ids above maxID: maxID + 1, or for a generator of stride N and residue r,
+// whose value v is the id v·N + r, the least v with v·N + r > maxID.
+func (m *migration) valueAbove(key string, maxID int64) int64 {
+	s, ok := m.strides[key]
+	if i := strings.LastIndexByte(key, '/'); !ok && i > 0 {
+		s, ok = m.strides[key[:i]]
+	}
+	switch {
+	case !ok:
+		return maxID + 1
+	case maxID < s[1]:
+		return 0
+	}
+	return (maxID-s[1])/s[0] + 1
+}
+
+// idStrides returns the stride and residue of each strided generator of cfg, by
+// its key NS/NAME.
+func idStrides(cfg cosid.Config) map[string][2]int64 {
+	ns := cfg.Namespace
+	if ns == "" {
+		ns = cosid.DefaultNamespace
+	}
+	strides := map[string][2]int64{}
+	for name, gc := range cfg.Generators {
+		if gc.Stride != nil && *gc.Stride > 1 {
+			var r int64
+			if gc.Residue != nil {
+				r = *gc.Residue
+			}
+			strides[ns+"/"+name] = [2]int64{*gc.Stride, r}
+		}
+	}
+	return strides
 }
 
 // offsetOf returns the initial offset of the generator whose key, or period key,

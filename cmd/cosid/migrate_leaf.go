@@ -23,6 +23,8 @@ type fromTableFlags struct {
 	generator string
 	dryRun    bool
 	force     bool
+
+	stride, residue int64 // of the generator, once keyedTemplate read it: 1 and 0 without stride
 }
 
 func (f *fromTableFlags) register(cmd *cobra.Command, system, table string) {
@@ -51,6 +53,13 @@ func (f *fromTableFlags) keyedTemplate(cfg cosid.Config) (prefix, storeName stri
 	case gc.Strategy != cosid.StrategySegment || !gc.Keyed:
 		return "", "", fmt.Errorf("--generator %q is a %s generator%s; want a keyed segment generator (strategy: segment, keyed: true), "+
 			"whose key per row continues the row's sequence", f.generator, gc.Strategy, map[bool]string{true: " (keyed)", false: ""}[gc.Keyed])
+	}
+	f.stride, f.residue = 1, 0
+	if gc.Stride != nil {
+		f.stride = *gc.Stride
+	}
+	if gc.Residue != nil {
+		f.residue = *gc.Residue
 	}
 	ns := cfg.Namespace
 	if ns == "" {
@@ -105,7 +114,7 @@ func (f *fromTableFlags) run(cmd *cobra.Command, system string, read func(ctx co
 		fmt.Fprintln(out, "note:", n)
 	}
 	m := &migration{st: a, system: system, out: out, dryRun: f.dryRun, force: f.force,
-		offsets: initialOffsets(cfg), segments: segments}
+		offsets: initialOffsets(cfg), strides: idStrides(cfg), segments: segments}
 	return m.apply(cmd.Context())
 }
 
@@ -150,10 +159,14 @@ max_id + 1. tinyid hands out ids up to a row's max_id, so no id is handed out tw
 across the switch; cosid serve's tinyid routes (serve.tinyid) then answer tinyid's
 clients from that generator.
 
-A row whose delta is above 1 hands out only the ids of its remainder, and a tinyid
-of several databases keeps a row of the biz_type in each, with another remainder.
-Migrate every one of those databases into the same store: a key is only ever raised,
-so it ends above the highest max_id, and CosId then hands out every id above it.
+A row whose delta is above 1 hands out only the ids ≡ remainder (mod delta), and a
+tinyid of several databases keeps a row of the biz_type in each, with another
+remainder. A generator with stride and residue (docs/regions.md) is that class: its
+key is raised to the least value whose id, value·stride + residue, is above max_id,
+so a region whose generator has a database's delta and remainder as its stride and
+residue goes on with that database's ids. A row whose delta and remainder differ
+from the generator's is named: migrate every database of such a biz_type into the
+same store, since a key is only ever raised and ends above the highest max_id.
 
 Stop the tinyid servers, migrate, then start cosid serve. A key that CosId already
 used (past its initial offset) below tinyid's max_id means both systems handed out
@@ -165,11 +178,15 @@ the same ids: migrate names each such key and changes nothing, unless --force.
 			return f.run(cmd, "tinyid", func(ctx context.Context, db *sql.DB, prefix string) ([]segment4x, []string, error) {
 				return readRows(ctx, db, "select biz_type, max_id, delta, remainder from "+f.table+" order by biz_type", f.table, prefix,
 					func(tag string, delta, remainder int64) string {
-						if delta == 1 && remainder == 0 {
+						if delta == f.stride && remainder == f.residue || delta <= 1 && remainder == 0 && f.stride == 1 {
 							return ""
 						}
-						return fmt.Sprintf("%s has delta %d and remainder %d: CosId hands out every id above its max_id, "+
-							"so migrate each tinyid database of %[1]s into this store", tag, delta, remainder)
+						if f.stride == 1 {
+							return fmt.Sprintf("%s has delta %d and remainder %d: generator %s hands out every id above its max_id, "+
+								"so migrate each tinyid database of %[1]s into this store, or give the generator stride: %[2]d and residue: %[3]d", tag, delta, remainder, f.generator)
+						}
+						return fmt.Sprintf("%s has delta %d and remainder %d, and generator %s hands out the ids ≡ %d (mod %d): "+
+							"its ids go on above max_id in its own class, not in tinyid's", tag, delta, remainder, f.generator, f.residue, f.stride)
 					})
 			})
 		},

@@ -137,7 +137,7 @@ func TestMigrateFromLeafAndTinyid_RaisesEveryKeyAboveMaxID(t *testing.T) {
 				sys := from.system
 				note := ""
 				if from.command == "from-tinyid" {
-					note = "note: order has delta 2 and remainder 1: CosId hands out every id above its max_id, so migrate each tinyid database of order into this store\n"
+					note = "note: order has delta 2 and remainder 1: generator ids hands out every id above its max_id, so migrate each tinyid database of order into this store, or give the generator stride: 2 and residue: 1\n"
 				}
 				skipped := fmt.Sprintf("skipped row \"bad tag\" of table %s: %v; a key of %s/ids/{key} takes no other\n", table, cosid.CheckKey("bad tag"), ns)
 				overlap := fmt.Sprintf("%s was at 6, below %s's 1001: CosId already handed out ids 1–5 that %[2]s also handed out\n", key("order"), sys)
@@ -261,5 +261,76 @@ func TestMigrateFromLeaf_ThenServeLeafsRoute(t *testing.T) {
 	}
 	if status, body := get(t, p.url+"/api/segment/get/not-in-leaf"); status != 500 || !strings.Contains(body, `"message":"Result{id=-2, status=EXCEPTION}"`) {
 		t.Errorf("Leaf's route of a biz_tag Leaf had not: %d %s; want Leaf's 500 of a key that does not exist", status, body)
+	}
+}
+
+// TestMigrateFromTinyid_StrideContinuesTheClass migrates tinyid's rows on
+// PostgreSQL into a generator of stride 2 and residue 1, tinyid's delta and
+// remainder of the row order: its key is raised to the least value whose id is above
+// max_id, so the next id is the next of tinyid's class; a row of another delta is
+// named, and raised above its max_id all the same.
+func TestMigrateFromTinyid_StrideContinuesTheClass(t *testing.T) {
+	l := liveStores[0]
+	dsn := l.dsn(t)
+	db, err := sql.Open(l.driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	suffix := strings.ToLower(rand.Text()[:8])
+	table, ns := "src_"+suffix, "m"+suffix
+	if _, err := db.ExecContext(t.Context(), fmt.Sprintf(ddlTinyid[l.driver], table)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec("drop table " + table) })
+	for _, ins := range fromTables[1].insert[:2] {
+		if _, err := db.ExecContext(t.Context(), fmt.Sprintf(ins, table)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := writeConfig(t, fmt.Sprintf(`cosid:
+  namespace: %s
+  stores:
+    db: { type: sql, driver: %s, dsn: '%s', timeout: 10s, options: { initSchema: true } }
+  generators:
+    ids: { strategy: segment, store: db, keyed: true, stride: 2, residue: 1 }
+`, ns, l.driver, dsn))
+	out, errOut, code := runCLI(t, dir, "migrate", "from-tinyid", "--from-dsn", dsn, "--from-driver", l.driver, "--table", table, "--generator", "ids")
+	key := func(tag string) string { return ns + "/ids/" + tag }
+	want := "note: leaf-segment-test has delta 1 and remainder 0, and generator ids hands out the ids ≡ 1 (mod 2): its ids go on above max_id in its own class, not in tinyid's\n" +
+		fmt.Sprintf("created %s at 1\ncreated %s at 500\n", key("leaf-segment-test"), key("order")) +
+		"2 keys read, 0 raised, 2 created, 0 already ahead, 0 skipped\n"
+	if code != 0 || out != want {
+		t.Fatalf("exit %d, stderr %q, stdout\n%s\nwant\n%s", code, errOut, out, want)
+	}
+	st := l.open(t, dsn)
+	for tag, maxID := range map[string]int64{"order": 1000, "leaf-segment-test": 1} {
+		r, err := st.Reserve(t.Context(), key(tag), 1, 1)
+		if id := r.Start*2 + 1; err != nil || id <= maxID || (r.Start-1)*2+1 > maxID {
+			t.Errorf("%s: the first id after the migration is %d (%v); want the least id ≡ 1 (mod 2) above max_id %d", tag, id, err, maxID)
+		}
+	}
+}
+
+// TestMigration_ValueAboveMaxID: the store value from which a generator hands out
+// only ids above a max id, with and without a stride, for a key of the generator
+// and a key of a keyed one.
+func TestMigration_ValueAboveMaxID(t *testing.T) {
+	m := &migration{strides: map[string][2]int64{"ns/odd": {2, 1}, "ns/tri": {3, 0}}}
+	for _, tc := range []struct {
+		key         string
+		maxID, want int64
+	}{
+		{"ns/plain", 1000, 1001},
+		{"ns/odd", 1000, 500}, // 500·2 + 1 = 1001
+		{"ns/odd", 1001, 501}, // 1001 was handed out: 1003
+		{"ns/odd", 0, 0},      // 0·2 + 1 = 1
+		{"ns/odd/key", 6, 3},  // a keyed generator's key: 7
+		{"ns/tri", 9, 4},      // 12
+		{"ns/tri", 8, 3},      // 9
+	} {
+		if got := m.valueAbove(tc.key, tc.maxID); got != tc.want {
+			t.Errorf("valueAbove(%q, %d) = %d, want %d", tc.key, tc.maxID, got, tc.want)
+		}
 	}
 }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fleetFile is a region's configuration with generators gens (YAML lines under
+// generators:) on the stores db, a PostgreSQL database at dsn, and mem.
+func fleetFile(dsn, gens string) string {
+	return "cosid:\n  stores:\n    db: { type: sql, driver: pgx, dsn: \"" + dsn + "\" }\n    mem: { type: memory }\n  generators:\n" + gens
+}
+
+// TestConfigCheckFleet_RefusesGeneratorsThatCouldShareAnID checks pairs of
+// regions' files: each refusal names the generator, both files and why; each pass
+// exits 0.
+func TestConfigCheckFleet_RefusesGeneratorsThatCouldShareAnID(t *testing.T) {
+	const east, west = "postgres://east/ids", "postgres://west/ids"
+	tests := []struct {
+		name     string
+		a, b     string
+		dsnB     string
+		want     string // "" passes
+		genNamed string
+	}{
+		{"ResiduesDisjoint", "    order: { strategy: segment, store: db, stride: 2, residue: 0 }\n", "    order: { strategy: segment, store: db, stride: 2, residue: 1 }\n", west, "", ""},
+		{"SameResidue", "    order: { strategy: segment, store: db, stride: 2, residue: 1 }\n", "    order: { strategy: segment, store: db, stride: 2, residue: 1 }\n", west, "≡ 1 (mod 2) and ≡ 1 (mod 2) meet (id 1 is in both)", "order"},
+		{"NoStrideInEither", "    order: { strategy: segment, store: db }\n", "    order: { strategy: segment, store: db }\n", west, "every id of its store (no stride) and every id of its store (no stride) meet", "order"},
+		{"StridesWhoseClassesMeet", "    order: { strategy: segment, store: db, stride: 4, residue: 1 }\n", "    order: { strategy: segment, store: db, stride: 6, residue: 3 }\n", west, "≡ 1 (mod 4) and ≡ 3 (mod 6) meet (id 9 is in both)", "order"},
+		{"StridesWhoseClassesDoNotMeet", "    order: { strategy: segment, store: db, stride: 4, residue: 1 }\n", "    order: { strategy: segment, store: db, stride: 6, residue: 0 }\n", west, "", ""},
+		{"PeriodicResidues", "    bill: { strategy: periodic-segment, store: db, period: YEAR, zone: UTC, stride: 3, residue: 2 }\n", "    bill: { strategy: periodic-segment, store: db, period: YEAR, zone: UTC, stride: 3, residue: 2 }\n", west, "meet", "bill"},
+		{"KeyedResiduesDisjoint", "    biz: { strategy: segment, store: db, keyed: true, stride: 3, residue: 0 }\n", "    biz: { strategy: segment, store: db, keyed: true, stride: 3, residue: 2 }\n", west, "", ""},
+		{"SharedStoreOneStride", "    order: { strategy: segment, store: db }\n", "    order: { strategy: segment, store: db }\n", east, "", ""},
+		{"SharedStoreDifferentStrides", "    order: { strategy: segment, store: db, stride: 2, residue: 0 }\n", "    order: { strategy: segment, store: db, stride: 2, residue: 1 }\n", east, "they share one store (db) with different strides", "order"},
+		{"MemoryStoresAreTheirOwn", "    order: { strategy: segment, store: mem, stride: 2, residue: 0 }\n", "    order: { strategy: segment, store: mem, stride: 2, residue: 0 }\n", east, "meet", "order"},
+		{"MachineIDsDisjoint", "    ev: { strategy: snowflake, store: db, machine-ids: [0, 512] }\n", "    ev: { strategy: snowflake, store: db, machine-ids: [512, 1024] }\n", west, "", ""},
+		{"MachineIDsOverlap", "    ev: { strategy: snowflake, store: db, machine-ids: [0, 512] }\n", "    ev: { strategy: snowflake, store: db, machine-ids: [500, 1024] }\n", west, "their machine ids overlap (machine-ids [0, 512] and machine-ids [500, 1024]: 500–511 in both)", "ev"},
+		{"LeasedWithoutRanges", "    ev: { strategy: snowflake, store: db }\n", "    ev: { strategy: snowflake, store: db }\n", west, "leased machine ids 0–1023 and leased machine ids 0–1023: 0–1023 in both", "ev"},
+		{"SharedStoreOneRange", "    ev: { strategy: snowflake, store: db, machine-ids: [0, 8] }\n", "    ev: { strategy: snowflake, store: db, machine-ids: [0, 8] }\n", east, "", ""},
+		{"FixedMachineInTheOthersRange", "    ev: { strategy: snowflake, store: db, machine-ids: [0, 8] }\n", "    ev: { strategy: snowflake, machine-id: 7 }\n", west, "machine-ids [0, 8] and machine-id 7: 7–7 in both", "ev"},
+		{"FromHostnameInBoth", "    ev: { strategy: snowflake, machine-id: from-hostname }\n", "    ev: { strategy: snowflake, machine-id: from-hostname }\n", west, "machine-id from-hostname: any of 0–1023", "ev"},
+		{"CosidGeneratorRanges", "    tr: { strategy: cosid-generator, store: db, machine-ids: [0, 100] }\n", "    tr: { strategy: cosid-generator, store: db, machine-ids: [50, 200] }\n", west, "50–99 in both", "tr"},
+		{"LayoutsDiffer", "    ev: { strategy: snowflake, store: db, machine-ids: [0, 8] }\n", "    ev: { strategy: snowflake, store: db, machine-ids: [8, 16], epoch: 2020-01-01 }\n", west, "their bit layouts differ", "ev"},
+		{"StrategiesDiffer", "    x: { strategy: segment, store: db, stride: 2, residue: 0 }\n", "    x: { strategy: snowflake, store: db }\n", west, "one is a segment generator, the other a snowflake one", "x"},
+		{"OnlyInOneFile", "    order: { strategy: segment, store: db }\n", "    other: { strategy: segment, store: db }\n", west, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a, b := filepath.Join(dir, "east.yaml"), filepath.Join(dir, "west.yaml")
+			for path, text := range map[string]string{a: fleetFile(east, tc.a), b: fleetFile(tc.dsnB, tc.b)} {
+				if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out bytes.Buffer
+			err := checkFleet(&out, []string{a, b})
+			if tc.want == "" {
+				if err != nil || !strings.Contains(out.String(), "ok") {
+					t.Errorf("checkFleet: %v\n%s\nwant ok", err, out.String())
+				}
+				return
+			}
+			line := out.String()
+			if err == nil || !strings.Contains(line, tc.want) || !strings.Contains(line, `generator "`+tc.genNamed+`": `+a+" and "+b) {
+				t.Errorf("checkFleet: %v\n%s\nwant a refusal of generator %q naming both files, containing %q", err, line, tc.genNamed, tc.want)
+			}
+		})
+	}
+}
+
+// TestConfigCheckFleet_ExitCodes runs cosid config check --fleet: 1 with the
+// findings, 0 with the summary; and refuses a fleet of one file, and --open.
+func TestConfigCheckFleet_ExitCodes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"east.yaml": fleetFile("postgres://east/ids", "    order: { strategy: segment, store: db, stride: 2, residue: 0 }\n"),
+		"west.yaml": fleetFile("postgres://west/ids", "    order: { strategy: segment, store: db, stride: 2, residue: 1 }\n"),
+		"also.yaml": fleetFile("postgres://south/ids", "    order: { strategy: segment, store: db, stride: 2, residue: 1 }\n"),
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, dir, "config", "check", "--fleet", "east.yaml", "west.yaml")
+	if code != 0 || !strings.Contains(out, "fleet of 2 files: ok, 1 generator in more than one file") || !strings.Contains(out, "≡ 1 (mod 2)") {
+		t.Errorf("disjoint fleet: exit %d, %q %q; want 0 and the summary", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, dir, "config", "check", "--fleet", "east.yaml", "west.yaml", "also.yaml")
+	if code != 1 || !strings.Contains(out, `refused: generator "order": west.yaml and also.yaml`) || !strings.Contains(errOut, "1 finding") {
+		t.Errorf("overlapping fleet: exit %d, %q %q; want 1 naming west.yaml and also.yaml", code, out, errOut)
+	}
+	for _, args := range [][]string{{"--fleet", "east.yaml"}, {"--fleet", "--open", "east.yaml", "west.yaml"}, {"east.yaml"}} {
+		if _, errOut, code := runCLI(t, dir, append([]string{"config", "check"}, args...)...); code == 0 || errOut == "" {
+			t.Errorf("config check %q: exit %d; want an error", args, code)
+		}
+	}
+}

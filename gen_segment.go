@@ -24,7 +24,7 @@ const DefaultStrategy = StrategySegment
 var segmentDef = strategyDef{
 	name: StrategySegment,
 	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
-		"keyed", "max-live-keys", "idle-close"},
+		"keyed", "max-live-keys", "idle-close", "max-keys"},
 	plan: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
 		batch, err := p.checkBatch(gc, stores)
 		if err != nil {

@@ -266,6 +266,10 @@ type GeneratorConfig struct {
 	// IdleClose closes a key of a keyed generator unused this long (default
 	// DefaultIdleClose). What a closed key had reserved and not handed out is a gap.
 	IdleClose *time.Duration `yaml:"idle-close"`
+	// MaxKeys bounds the keys a keyed generator may ever make, counted in its store
+	// so that restarts and replicas share the count (docs/keyed.md); past it a new
+	// key is refused with ErrMaxKeys. Left out: no bound.
+	MaxKeys *int64 `yaml:"max-keys"`
 }
 
 // Leases reports whether the generator leases a slot of its store, its machine id:

@@ -22,7 +22,7 @@ const StrategyPeriodic Strategy = "periodic-segment"
 var periodicDef = strategyDef{
 	name: StrategyPeriodic,
 	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "give-back",
-		"codec", "stride", "residue", "period", "zone", "prewarm", "seal-after", "keyed", "max-live-keys", "idle-close"},
+		"codec", "stride", "residue", "period", "zone", "prewarm", "seal-after", "keyed", "max-live-keys", "idle-close", "max-keys"},
 	plan: checkPeriodic,
 }
 

@@ -25,7 +25,7 @@ const DefaultStrategy = StrategySegment
 var segmentDef = strategyDef{
 	name: StrategySegment,
 	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "give-back",
-		"codec", "stride", "residue", "keyed", "max-live-keys", "idle-close"},
+		"codec", "stride", "residue", "keyed", "max-live-keys", "idle-close", "max-keys"},
 	plan: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
 		on, err := p.checkSegments(gc, stores)
 		if err != nil {

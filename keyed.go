@@ -70,6 +70,8 @@ func (p *plan) checkKeyed(gc GeneratorConfig) error {
 			return p.errorf("max-live-keys", "only a keyed generator takes it; set keyed: true, or remove max-live-keys")
 		case gc.IdleClose != nil:
 			return p.errorf("idle-close", "only a keyed generator takes it; set keyed: true, or remove idle-close")
+		case gc.MaxKeys != nil:
+			return p.errorf("max-keys", "only a keyed generator takes it; set keyed: true, or remove max-keys")
 		}
 		return nil
 	}
@@ -82,6 +84,11 @@ func (p *plan) checkKeyed(gc GeneratorConfig) error {
 	if gc.IdleClose != nil {
 		if p.idleClose = *gc.IdleClose; p.idleClose <= 0 {
 			return p.errorf("idle-close", "%v, want a positive duration (or leave it out for %v)", p.idleClose, DefaultIdleClose)
+		}
+	}
+	if gc.MaxKeys != nil {
+		if p.maxKeys = *gc.MaxKeys; p.maxKeys < 1 {
+			return p.errorf("max-keys", "%d, want ≥ 1 (or leave it out for no bound)", p.maxKeys)
 		}
 	}
 	return nil

@@ -31,6 +31,7 @@ type plan struct {
 	keyed     bool // a template: a sequence per key, at key/{key}
 	maxLive   int
 	idleClose time.Duration
+	maxKeys   int64 // 0: no bound
 }
 
 // Validate checks c without I/O, the same checks as Open: the namespace, every

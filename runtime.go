@@ -44,7 +44,8 @@ type generator struct {
 	intIDs bool   // its strategy's ids are int64s (intIDs)
 	ranges ranger // its strategy, when it hands out ranges; nil else
 	built  lazy[live]
-	keys   *keyedSet // a keyed template's live keys; nil when not keyed
+	keys   *keyedSet   // a keyed template's live keys; nil when not keyed
+	count  *keyCounter // a keyed template's count of keys made, with max-keys; nil else
 
 	capacity Capacity // of its codec, when hasCap: capacity.go
 	hasCap   bool
@@ -119,6 +120,9 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 			open:  func(ctx context.Context) (*live, error) { return rt.build(ctx, p) }}
 		if p.keyed {
 			g.keys = newKeyedSet(rt, g)
+			if p.maxKeys > 0 {
+				g.count = newKeyCounter(g)
+			}
 		}
 		rt.gens[p.name] = g
 	}

@@ -271,6 +271,11 @@ func (s Source) can(op string, ok bool, why string) error {
 // withKey calls f with the live generator of s's key.
 func (s Source) withKey(ctx context.Context, f func(built) error) error {
 	g := s.g
+	if g.count != nil {
+		if err := g.count.admit(ctx, s.key); err != nil {
+			return prefixed(err)
+		}
+	}
 	e, err := g.keys.get(ctx, s.key)
 	if err != nil {
 		return prefixed(err)

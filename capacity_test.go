@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"slices"
@@ -240,5 +241,47 @@ func TestOpen_WarnsOfConfigurationOverCapacity(t *testing.T) {
 				t.Errorf("warning %d lacks %q: %s", i, p, got[i])
 			}
 		}
+	}
+}
+
+// TestExhausted_ConcurrentKeysBounded: keys filled from many goroutines while
+// Exhausted is read are all counted, and the names kept are bounded: 16 named, the
+// rest counted in More.
+func TestExhausted_ConcurrentKeysBounded(t *testing.T) {
+	cfg, err := cosid.ParseConfig([]byte(`cosid:
+  stores:
+    mem: { type: memory }
+  generators:
+    inv: { strategy: segment, store: mem, keyed: true, step: 1, max-batch: 1, codec: [ { radix: { radix: 10, width: 1 } } ] }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	const keys = 40
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Go(func() {
+			src, err := rt.Source("inv", fmt.Sprintf("k%02d", i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := src.Take(t.Context(), 9); err != nil {
+				t.Error(err)
+			}
+			if _, err := src.Take(t.Context(), 1); !errors.Is(err, cosid.ErrExhausted) {
+				t.Errorf("Take past the width: %v", err)
+			}
+			rt.Exhausted("inv")
+		})
+	}
+	wg.Wait()
+	if e := rt.Exhausted("inv"); !e.Full || len(e.Keys) != 16 || e.More != keys-16 {
+		t.Errorf("Exhausted after %d keys filled = %d keys named, %d more; want 16 and %d", keys, len(e.Keys), e.More, keys-16)
 	}
 }

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -114,5 +116,48 @@ func TestConnectRanges_CappedAtCodecWidth(t *testing.T) {
 	_, err = ids.NextRange(ctx, connect.NewRequest(&cosidv1.NextRangeRequest{Name: "digit"}))
 	if !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted || !strings.Contains(ce.Message(), "the width 1") {
 		t.Errorf("NextRange(digit) past the width = %v, want resource_exhausted naming the width", err)
+	}
+}
+
+// TestReadyz_DetailsNameExhaustedGenerators: /readyz stays ready while a
+// generator is full, since the others serve, and its details name the generator
+// and, of a keyed template, the full keys.
+func TestReadyz_DetailsNameExhaustedGenerators(t *testing.T) {
+	s := narrowServer(t)
+	do(t, s, "GET", "/v1/generators/digit/range?count=100", "")
+	do(t, s, "GET", "/v1/generators/digit/next", "")
+	do(t, s, "GET", "/v1/generators/inv/range?key=victim&count=100", "")
+	do(t, s, "GET", "/v1/generators/inv/next?key=victim", "")
+	status, _, body := do(t, s, "GET", "/readyz", "")
+	var got readiness
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	if status != http.StatusOK || !got.Ready || !strings.HasPrefix(got.Exhausted["digit"], "full") || got.Exhausted["inv"] != "keys full: victim" {
+		t.Errorf("/readyz = %d %s; want ready, with digit full and inv's key victim", status, body)
+	}
+}
+
+// TestStatus_ShowsHeadroom: the status page shows, from the capacity reader's
+// figures, the ids left of a codec with a width and when they run out, a full
+// generator, a Snowflake layout's end and a lease namespace's free slots.
+func TestStatus_ShowsHeadroom(t *testing.T) {
+	rt := openConfig(t, testConfig+`    digit: { strategy: segment, store: mem, step: 1, max-batch: 1, codec: [ { radix: { radix: 10, width: 1 } } ] }
+`)
+	s := mustNew(t, rt, WithLogger(nil))
+	do(t, s, "GET", "/v1/generators/code/next?count=5", "")
+	do(t, s, "GET", "/v1/generators/event/next", "")
+	do(t, s, "GET", "/v1/generators/digit/range?count=100", "")
+	do(t, s, "GET", "/v1/generators/digit/next", "")
+	_, _, body := do(t, s, "GET", "/", "")
+	table := regexp.MustCompile(`(?s)<table id="capacity">.*?</table>`).FindString(body)
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`<tr><td>code</td><td class="num">999899</td><td class="num">999999</td><td>(in \d[^<]*|not at the current rate \(none\))</td>`),
+		regexp.MustCompile(`<tr><td>digit</td><td class="num"><span class="bad">full</span> 0</td><td class="num">9</td><td>now: full</td>`),
+		regexp.MustCompile(`<tr><td>event</td><td class="num"></td><td class="num"></td><td></td><td>2089-\d\d-\d\d</td><td>1023 of 1024 free in test/event</td>`),
+	} {
+		if !want.MatchString(table) {
+			t.Errorf("the capacity table lacks %s:\n%s", want, table)
+		}
 	}
 }

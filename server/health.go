@@ -70,6 +70,9 @@ type readiness struct {
 	Checks map[string]string `json:"checks,omitempty"`
 	// StoreID is the identity of the store of the store API, in the details.
 	StoreID string `json:"storeId,omitempty"`
+	// Exhausted names the generators found full, in the details: they answer 409
+	// exhausted, and the server stays ready for the others.
+	Exhausted map[string]string `json:"exhausted,omitempty"`
 }
 
 // readyz serves GET /readyz: 200 when every check passed, else 503. A caller with the
@@ -90,6 +93,9 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 		if details {
 			out.Checks[c.name] = state
 		}
+	}
+	if details {
+		out.Exhausted = s.exhaustedDetails()
 	}
 	if details && s.store != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)

@@ -47,9 +47,12 @@ type Server struct {
 	cop     *http.CrossOriginProtection
 	metrics *metrics.Metrics
 	promH   http.Handler
-	tracing trace.TracerProvider // WithTracing; nil: none
-	started time.Time
-	now     func() time.Time // the clock of a 4.x revert's last time
+	// capacity reads what the generators have left, for the status page
+	// (WithCapacity).
+	capacity *metrics.CapacityReader
+	tracing  trace.TracerProvider // WithTracing; nil: none
+	started  time.Time
+	now      func() time.Time // the clock of a 4.x revert's last time
 
 	mux      *http.ServeMux
 	patterns []string                // the patterns mount registered, in the order of routes
@@ -130,6 +133,9 @@ func New(rt *cosid.Runtime, opts ...Option) (*Server, error) {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.gens = generators(rt)
+	if s.capacity == nil {
+		s.capacity = metrics.NewCapacityReader(metrics.RuntimeCapacity(rt))
+	}
 	if err := s.checkCompat(); err != nil {
 		return nil, err
 	}

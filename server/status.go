@@ -22,6 +22,7 @@ type statusView struct {
 	Started, Now string
 	Generators   []generatorView
 	Leases       []leaseView
+	Capacity     []capacityView
 	Checks       []checkView
 }
 
@@ -95,6 +96,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		}
 		view.Generators = append(view.Generators, gv)
 	}
+	view.Capacity = s.capacityViews()
 	for i, err := range s.results(r) {
 		cv := checkView{Name: s.checks[i].name, OK: err == nil}
 		if err != nil {

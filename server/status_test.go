@@ -56,6 +56,8 @@ func TestStatus_Chromium(t *testing.T) {
 	}
 	s := newServer(t, nil)
 	do(t, s, "GET", "/v1/generators/order/next?count=5", "")
+	do(t, s, "GET", "/v1/generators/code/next?count=5", "")
+	do(t, s, "GET", "/v1/generators/event/next", "")
 	hs := httptest.NewServer(s)
 	defer hs.Close()
 
@@ -66,6 +68,18 @@ func TestStatus_Chromium(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?s)<td>order</td>.*?<td class="num">\[1, \d+\)</td><td class="num">6</td>`).MatchString(rows) {
 		t.Errorf("the order row lacks its current range from 1 and next 6:\n%s", rows)
+	}
+	// The headroom in front of an operator: the ids left of code's width of 6,
+	// when the layout of event ends, the free slots of its namespace.
+	capacity := regexp.MustCompile(`(?s)<table id="capacity">.*?</table>`).FindString(dom)
+	for _, want := range []string{
+		`<tr><td>code</td><td class="num">999899</td><td class="num">999999</td><td>`,
+		`<tr><td>event</td><td class="num"></td><td class="num"></td><td></td><td>2089-`,
+		`<td>1023 of 1024 free in test/event</td>`,
+	} {
+		if !strings.Contains(capacity, want) {
+			t.Errorf("the capacity table lacks %s:\n%s", want, capacity)
+		}
 	}
 	if out := os.Getenv("COSID_STATUS_SCREENSHOT"); out != "" {
 		abs, err := filepath.Abs(out)

@@ -146,6 +146,9 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		}
 	}()
 	opts = append(opts, readiness(rt, cfg)...)
+	// One reader of the capacity for /metrics and the status page: the same reads.
+	capacity := metrics.NewCapacityReader(metrics.RuntimeCapacity(rt))
+	opts = append(opts, server.WithCapacity(capacity))
 	if name := cfg.Serve.Store; name != "" {
 		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }),
 			server.WithLimits(server.Limits{MaxReserve: cfg.Serve.Limits.MaxReserve, MaxSlots: cfg.Serve.Limits.MaxSlots, MaxLeaseTTL: cfg.Serve.Limits.MaxLeaseTTL}))
@@ -177,7 +180,7 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 		}
 	}
 	reg.MustRegister(metrics.NewStatsCollector(srv.SegmentStats), metrics.NewLeaseCollector(srv.Leases),
-		metrics.NewCapacityCollector(metrics.RuntimeCapacity(rt)), metrics.NewKeyCollector(srv.KeyCounts))
+		capacity.Collector(), metrics.NewKeyCollector(srv.KeyCounts))
 	hs := srv.HTTPServer(f.addr)
 	maxConns := f.maxConnections
 	if maxConns == 0 {

@@ -22,8 +22,8 @@ import (
 // the call on some VMs: it stamps its use on tick, the set's latest reading of the
 // clock, which a key's opening and the janitor advance. Idle-close needs only
 // coarse time, so a use is stamped with the latest time it can have had, tick plus
-// slack: a key closes no earlier than idle-close after its last use, and at most
-// slack later.
+// slack: a key closes no earlier than idle-close after its last use (while the
+// janitor runs on time), and at most slack later.
 type keyedSet struct {
 	g     *generator
 	opts  []segment.Option // of every key's generator

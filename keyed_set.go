@@ -48,8 +48,7 @@ type keyedSet struct {
 type keyEntry struct {
 	key        string
 	b          built
-	seg        *segment.Generator // b's, when it is a segment: NextInt without the adapter
-	last       atomic.Int64       // unix ns of its latest use, or the latest it can have been
+	last       atomic.Int64 // unix ns of its latest use, or the latest it can have been
 	prev, next *keyEntry
 	gone       atomic.Bool  // taken out of the set: closed or to be closed
 	refs       atomic.Int32 // calls using b: it closes when the last one ends
@@ -126,9 +125,6 @@ func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
 		}
 		// The entry's key shares the store key's bytes, and not the caller's.
 		e = &keyEntry{key: full[len(p.key)+1:], b: b}
-		if sg, ok := b.(*segmentGen); ok {
-			e.seg = sg.g
-		}
 		s.live[e.key] = e
 		s.opened++
 		s.g.rt.startJanitor()

@@ -54,7 +54,7 @@ func (c Config) Offline() Config {
 
 // ServeConfig is the cosid.serve section:
 //
-//	serve: { store: db, cosid4x: true, limits: { max-reserve: 1048576, max-slots: 65536, max-lease-ttl: 10m } }
+//	serve: { store: db, cosid4x: true, limits: { max-reserve: 1048576, max-slots: 65536, max-lease-ttl: 10m, max-streams: 256, stream-idle: 30s } }
 type ServeConfig struct {
 	// Store names the entry of cosid.stores whose operations (reserve, seal, and the
 	// slot leases acquire, renew, release) the server offers to remote stores of type
@@ -141,6 +141,30 @@ type ServeLimits struct {
 	MaxSlots int `yaml:"max-slots"`
 	// MaxLeaseTTL is the longest lease TTL or 4.x safeGuardDuration (default 10m).
 	MaxLeaseTTL time.Duration `yaml:"max-lease-ttl"`
+	// MaxStreams is the most StreamRanges calls open at once, on both listeners
+	// together (default 256); the rest are refused with resource_exhausted.
+	MaxStreams int `yaml:"max-streams"`
+	// StreamIdle is how long a StreamRanges call may wait for its client to read
+	// before it is cut (default 30s).
+	StreamIdle time.Duration `yaml:"stream-idle"`
+	// Rate caps how fast one caller takes ids; off by default.
+	Rate ServeRate `yaml:"rate"`
+}
+
+// ServeRate is cosid.serve.limits.rate: the ids, and the new keys, one caller may
+// take a second, on every route that hands out ids (docs/server.md, "Rate limits").
+// A caller is the ids role's token, or each remote address when that role has none.
+//
+//	serve: { limits: { rate: { ids-per-second: 10000, burst: 20000, new-keys-per-second: 10 } } }
+type ServeRate struct {
+	// IDsPerSecond is the ids one caller may take a second, on average; 0 (the
+	// default) is no limit. A request for n ids, or a range of n, costs n.
+	IDsPerSecond float64 `yaml:"ids-per-second"`
+	// Burst is the most ids one caller may take at once; 0 is one second's worth.
+	Burst int `yaml:"burst"`
+	// NewKeysPerSecond is the keys of keyed generators one caller may open a second
+	// that are not open on the server; 0 (the default) is no limit.
+	NewKeysPerSecond float64 `yaml:"new-keys-per-second"`
 }
 
 // DefaultNamespace is the namespace of a Config that names none.
@@ -174,6 +198,18 @@ type GeneratorConfig struct {
 	MaxBatch       *int64         `yaml:"max-batch"`
 	ReserveTimeout *time.Duration `yaml:"reserve-timeout"`
 	RangeTTL       *time.Duration `yaml:"range-ttl"`
+	// GiveBack false keeps a segment or periodic-segment generator's Close from giving
+	// the unused tail of its last range back to the store (segment.WithoutGiveBack);
+	// default true.
+	GiveBack *bool `yaml:"give-back"`
+
+	// Stride and Residue make a segment or periodic-segment generator hand out
+	// only ids ≡ Residue (mod Stride), dense in that class: its store counts values
+	// v as always, and its ids are v·Stride + Residue. Regions with a store each
+	// and one Stride, each with its own Residue, never share an id
+	// (docs/regions.md). Stride ≥ 1 (default 1); 0 ≤ Residue < Stride (default 0).
+	Stride  *int64 `yaml:"stride"`
+	Residue *int64 `yaml:"residue"`
 
 	// Period is YEAR, YEAR_MONTH or YEAR_MONTH_DAY (periodic-segment).
 	Period string `yaml:"period"`
@@ -191,6 +227,11 @@ type GeneratorConfig struct {
 	// Slots limits the machine ids leased from Store to [0, Slots); default
 	// 2^machine-bits.
 	Slots *int `yaml:"slots"`
+	// MachineIDs, two numbers [lo, hi], makes the machine ids leased from Store
+	// lo … hi−1 (hi excluded): its slots are hi − lo, and slot s is machine lo + s.
+	// Regions with a store each and machine-id ranges that do not overlap never
+	// share an id (docs/regions.md). It replaces slots.
+	MachineIDs []int `yaml:"machine-ids"`
 	// Layout is a snowflake's named bit layout: default (41/10/12, ms) or
 	// javascript (53 bits); the fields below change it.
 	Layout        string         `yaml:"layout"`

@@ -28,7 +28,7 @@ const StrategyCosIDGenerator Strategy = "cosid-generator"
 // ids (NextStamp) whose ids the generator's format writes.
 var cosIDGeneratorDef = strategyDef{
 	name:     StrategyCosIDGenerator,
-	settings: []string{"store", "machine-id", "slots", "lease-ttl", "tolerance", "owner-key", "state-file", "format", "zone"},
+	settings: []string{"store", "machine-id", "machine-ids", "slots", "lease-ttl", "tolerance", "owner-key", "state-file", "format", "zone"},
 	plan:     checkCosIDGenerator,
 	leases:   func(gc GeneratorConfig) bool { return gc.MachineID == nil },
 }

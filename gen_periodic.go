@@ -21,8 +21,8 @@ const StrategyPeriodic Strategy = "periodic-segment"
 // period and a value, have the generator's GroupedCodec.
 var periodicDef = strategyDef{
 	name: StrategyPeriodic,
-	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
-		"period", "zone", "prewarm", "seal-after", "keyed", "max-live-keys", "idle-close"},
+	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "give-back",
+		"codec", "stride", "residue", "period", "zone", "prewarm", "seal-after", "keyed", "max-live-keys", "idle-close"},
 	plan: checkPeriodic,
 }
 
@@ -36,11 +36,11 @@ type periodicPlan struct {
 }
 
 func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
-	batch, err := p.checkBatch(gc, stores)
+	on, err := p.checkSegments(gc, stores)
 	if err != nil {
 		return nil, err
 	}
-	s := &periodicPlan{onSegments: onSegments{batch}, policy: segment.DefaultPeriodicPolicy()}
+	s := &periodicPlan{onSegments: on, policy: segment.DefaultPeriodicPolicy()}
 	if gc.Period == "" {
 		return nil, p.errorf("period", "missing; want YEAR, YEAR_MONTH or YEAR_MONTH_DAY")
 	}
@@ -71,6 +71,15 @@ func checkPeriodic(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (
 	return s, nil
 }
 
+func (s *periodicPlan) perPeriod() bool { return true }
+
+// writes encodes v in a period of 2026: the width of a value is the same in
+// every period.
+func (s *periodicPlan) writes(v int64) error {
+	_, err := s.grouped.Encode(segment.GroupedID{Period: s.period.Key(time.Date(2026, 10, 27, 0, 0, 0, 0, s.loc)), Value: v})
+	return err
+}
+
 // keySuffix is the "/20261027" that a period adds to a store key.
 func (s *periodicPlan) keySuffix() int { return len("/20261027") }
 
@@ -82,7 +91,7 @@ func (s *periodicPlan) build(_ context.Context, rt *Runtime, p *plan, st store.R
 
 // buildKey builds the periodic-segment generator of p at the store key storeKey.
 func (s *periodicPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, opts []segment.Option) (built, error) {
-	g, err := segment.NewPeriodic(st, storeKey, s.period, s.loc, s.batch, s.policy, opts...)
+	g, err := segment.NewPeriodic(st, storeKey, s.period, s.loc, s.batch, s.policy, s.options(opts)...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +101,11 @@ func (s *periodicPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, o
 func (s *periodicPlan) take(ctx context.Context, g *generator, storeKey string, n int64) ([]string, error) {
 	period := s.period.Key(time.Now().In(s.loc))
 	return g.reserve(ctx, storeKey+"/"+period, n, s.batch, func(v int64) (string, error) {
-		return s.grouped.Encode(segment.GroupedID{Period: period, Value: v})
+		id, err := s.stride.id(v)
+		if err != nil {
+			return "", err
+		}
+		return s.grouped.Encode(segment.GroupedID{Period: period, Value: id})
 	})
 }
 

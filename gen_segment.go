@@ -24,10 +24,10 @@ const DefaultStrategy = StrategySegment
 // generator's Codec.
 var segmentDef = strategyDef{
 	name: StrategySegment,
-	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "codec",
-		"keyed", "max-live-keys", "idle-close"},
+	settings: []string{"store", "step", "initial-offset", "lookahead", "max-batch", "reserve-timeout", "range-ttl", "give-back",
+		"codec", "stride", "residue", "keyed", "max-live-keys", "idle-close"},
 	plan: func(p *plan, gc GeneratorConfig, stores map[string]StoreConfig) (strategyPlan, error) {
-		batch, err := p.checkBatch(gc, stores)
+		on, err := p.checkSegments(gc, stores)
 		if err != nil {
 			return nil, err
 		}
@@ -35,17 +35,41 @@ var segmentDef = strategyDef{
 		if err != nil {
 			return nil, err
 		}
-		return &segmentPlan{onSegments: onSegments{batch}, codec: c, decimal: len(gc.Codec) == 0}, nil
+		return &segmentPlan{onSegments: on, codec: c, decimal: len(gc.Codec) == 0}, nil
 	},
 }
 
 // onSegments is what the strategies on segments share: the batch policy of their
-// reservations.
+// reservations, the stride that maps their store values to ids, and whether Close
+// gives back.
 type onSegments struct {
-	batch segment.BatchPolicy
+	batch      segment.BatchPolicy
+	stride     stride
+	noGiveBack bool // give-back: false
 }
 
 func (o onSegments) batchPolicy() segment.BatchPolicy { return o.batch }
+func (o onSegments) idStride() stride                 { return o.stride }
+
+// checkSegments checks the settings that the strategies on segments share.
+func (p *plan) checkSegments(gc GeneratorConfig, stores map[string]StoreConfig) (onSegments, error) {
+	batch, err := p.checkBatch(gc, stores)
+	if err != nil {
+		return onSegments{}, err
+	}
+	s, err := p.checkStride(gc)
+	return onSegments{batch: batch, stride: s, noGiveBack: gc.GiveBack != nil && !*gc.GiveBack}, err
+}
+
+// options returns opts with the options the settings add, in a slice of its own:
+// opts may be a keyed template's, shared by its keys.
+func (o onSegments) options(opts []segment.Option) []segment.Option {
+	opts = o.stride.options(opts)
+	if o.noGiveBack {
+		opts = append(opts[:len(opts):len(opts)], segment.WithoutGiveBack())
+	}
+	return opts
+}
 
 // segmentPlan is a checked segment generator: its batch policy and codec.
 type segmentPlan struct {
@@ -58,6 +82,12 @@ type segmentPlan struct {
 
 func (s *segmentPlan) intCodec() codec.Codec { return s.codec }
 func (s *segmentPlan) keySuffix() int        { return 0 }
+func (s *segmentPlan) perPeriod() bool       { return false }
+
+func (s *segmentPlan) writes(v int64) error {
+	_, err := s.codec.Encode(v)
+	return err
+}
 
 func (s *segmentPlan) build(_ context.Context, rt *Runtime, p *plan, st store.RangeStore) (built, error) {
 	return s.buildKey(p, st, p.key, rt.segmentOptions(p))
@@ -65,7 +95,7 @@ func (s *segmentPlan) build(_ context.Context, rt *Runtime, p *plan, st store.Ra
 
 // buildKey builds the segment generator of p at the store key storeKey.
 func (s *segmentPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, opts []segment.Option) (built, error) {
-	g, err := segment.New(st, storeKey, s.batch, opts...)
+	g, err := segment.New(st, storeKey, s.batch, s.options(opts)...)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +103,13 @@ func (s *segmentPlan) buildKey(_ *plan, st store.RangeStore, storeKey string, op
 }
 
 func (s *segmentPlan) take(ctx context.Context, g *generator, storeKey string, n int64) ([]string, error) {
-	return g.reserve(ctx, storeKey, n, s.batch, s.codec.Encode)
+	return g.reserve(ctx, storeKey, n, s.batch, func(v int64) (string, error) {
+		id, err := s.stride.id(v)
+		if err != nil {
+			return "", err
+		}
+		return s.codec.Encode(id)
+	})
 }
 
 func (s *segmentPlan) nextRange(b built, n int64) (store.Range, error) {

@@ -20,7 +20,7 @@ const StrategySnowflake Strategy = "snowflake"
 // have the generator's Codec, on a fixed machine id or one leased from its store.
 var snowflakeDef = strategyDef{
 	name: StrategySnowflake,
-	settings: []string{"store", "machine-id", "slots", "layout", "epoch", "unit", "timestamp-bits", "machine-bits",
+	settings: []string{"store", "machine-id", "machine-ids", "slots", "layout", "epoch", "unit", "timestamp-bits", "machine-bits",
 		"sequence-bits", "lease-ttl", "tolerance", "owner-key", "state-file", "codec"},
 	plan:   checkSnowflake,
 	leases: func(gc GeneratorConfig) bool { return gc.MachineID == nil },

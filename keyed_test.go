@@ -202,12 +202,17 @@ func TestConfig_KeyedSettingsAreChecked(t *testing.T) {
 }
 
 // TestSource_KeyedEvictsTheLeastRecentlyUsedKey uses three keys of a template of two live
-// keys: the one used longest ago closes, and its ids go on above every id it handed
-// out, from a new range; the key used since keeps its range.
+// keys: the one used longest ago closes and gives back the rest of its range (S7), so
+// its ids go on from the first one it did not hand out; the key used since keeps its
+// range.
 func TestSource_KeyedEvictsTheLeastRecentlyUsedKey(t *testing.T) {
-	rt, _ := openKeyed(t, keyedConfig)
+	w := newGiveBackWatch()
+	rt, _ := openKeyed(t, keyedConfig, w.option())
 	a1, b1, a2 := nextKeyInt(t, rt, "invoice", "a"), nextKeyInt(t, rt, "invoice", "b"), nextKeyInt(t, rt, "invoice", "a")
 	nextKeyInt(t, rt, "invoice", "c") // the third live key: b goes
+	if g := w.wait(t, "app/invoice/b"); g.tail != (store.Range{Start: 2, End: 11}) || !g.lowered {
+		t.Errorf("b, evicted, gave back %v (lowered %v); want [2, 11) lowered", g.tail, g.lowered)
+	}
 	ks := rt.Stats("invoice").Keys
 	if ks.Live != 2 || ks.Evicted != 1 || ks.Opened != 3 {
 		t.Errorf("KeyStats = %+v; want 2 live, 3 opened, 1 evicted", ks)
@@ -215,13 +220,14 @@ func TestSource_KeyedEvictsTheLeastRecentlyUsedKey(t *testing.T) {
 	if a3 := nextKeyInt(t, rt, "invoice", "a"); a1 != 1 || a2 != 2 || a3 != 3 {
 		t.Errorf("a gave %d, %d, %d; want 1, 2, 3 from its one range: it was used after b", a1, a2, a3)
 	}
-	if b2 := nextKeyInt(t, rt, "invoice", "b"); b1 != 1 || b2 != 11 {
-		t.Errorf("b gave %d, then %d after it was evicted; want 1, then 11: its range [1, 11) is a gap", b1, b2)
+	if b2 := nextKeyInt(t, rt, "invoice", "b"); b1 != 1 || b2 != 2 {
+		t.Errorf("b gave %d, then %d after it was evicted; want 1, then 2: the rest of its range was given back", b1, b2)
 	}
 }
 
 func TestSource_KeyedClosesAKeyIdleForIdleClose(t *testing.T) {
-	rt, clock := openKeyed(t, keyedConfig)
+	w := newGiveBackWatch()
+	rt, clock := openKeyed(t, keyedConfig, w.option())
 	nextKeyInt(t, rt, "invoice", "a")
 	clock.Add(59 * time.Second)
 	nextKeyInt(t, rt, "invoice", "b")
@@ -235,8 +241,11 @@ func TestSource_KeyedClosesAKeyIdleForIdleClose(t *testing.T) {
 	if ks := rt.Stats("invoice").Keys; ks.Live != 2 || ks.IdleClosed != 1 || ks.Evicted != 0 {
 		t.Errorf("after a was idle 1m: KeyStats = %+v; want a closed for idle-close, b and c live", ks)
 	}
-	if a := nextKeyInt(t, rt, "invoice", "a"); a != 11 {
-		t.Errorf("a after its idle close gave %d; want 11, above its first range", a)
+	if g := w.wait(t, "app/invoice/a"); g.tail != (store.Range{Start: 2, End: 11}) || !g.lowered {
+		t.Errorf("a, closed for idle-close, gave back %v (lowered %v); want [2, 11) lowered (S7)", g.tail, g.lowered)
+	}
+	if a := nextKeyInt(t, rt, "invoice", "a"); a != 2 {
+		t.Errorf("a after its idle close gave %d; want 2, the first id it did not hand out", a)
 	}
 }
 

@@ -31,8 +31,8 @@ type machinePlan struct {
 func checkMachine(p *plan, gc GeneratorConfig, stores map[string]StoreConfig, l snowflake.Layout) (machinePlan, error) {
 	var m machinePlan
 	if gc.MachineID != nil {
-		if gc.Store != "" || gc.Slots != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
-			return m, p.errorf("machine-id", "a fixed machine id takes no store, slots, lease-ttl, tolerance or owner-key")
+		if gc.Store != "" || gc.Slots != nil || gc.MachineIDs != nil || gc.LeaseTTL != nil || gc.Tolerance != nil || gc.OwnerKey != "" {
+			return m, p.errorf("machine-id", "a fixed machine id takes no store, slots, machine-ids, lease-ttl, tolerance or owner-key")
 		}
 		id := 0 // offline, from-hostname is the host's to say, when the generator is opened
 		if !p.offline || *gc.MachineID != MachineIDFromHostname {
@@ -86,6 +86,13 @@ func checkMachine(p *plan, gc GeneratorConfig, stores map[string]StoreConfig, l 
 		}
 	}
 	m.opts = append(m.opts, snowflake.WithNamespace(p.key))
+	if gc.MachineIDs != nil {
+		lo, hi, err := checkMachineIDs(p, gc, l)
+		if err != nil {
+			return m, err
+		}
+		m.opts = append(m.opts, snowflake.WithLimit(hi-lo), snowflake.WithMachineBase(lo))
+	}
 	if gc.Slots != nil {
 		if limit := 1 << l.MachineBits; *gc.Slots < 1 || *gc.Slots > limit {
 			return m, p.errorf("slots", "%d is not in 1–%d, the machines of %s", *gc.Slots, limit, plural(l.MachineBits, "machine bit"))
@@ -102,6 +109,30 @@ func checkMachine(p *plan, gc GeneratorConfig, stores map[string]StoreConfig, l 
 		m.opts = append(m.opts, snowflake.WithOwnerKey(gc.OwnerKey))
 	}
 	return m, nil
+}
+
+// checkMachineIDs checks the machine-ids [lo, hi] of gc, a generator of layout l
+// that leases its machine id, and returns them.
+func checkMachineIDs(p *plan, gc GeneratorConfig, l snowflake.Layout) (lo, hi int, err error) {
+	ids, limit := gc.MachineIDs, 1<<l.MachineBits
+	switch {
+	case gc.Slots != nil:
+		return 0, 0, p.errorf("slots", "set with machine-ids, whose range sets the slots (hi − lo); remove slots")
+	case len(ids) != 2:
+		return 0, 0, p.errorf("machine-ids", "%d numbers; want two, [lo, hi]: the machine ids lo to hi−1, such as [0, 512]", len(ids))
+	}
+	lo, hi = ids[0], ids[1]
+	switch {
+	case lo < 0:
+		return 0, 0, p.errorf("machine-ids", "[%d, %d]: lo %d is below 0", lo, hi, lo)
+	case hi <= lo:
+		return 0, 0, p.errorf("machine-ids", "[%d, %d]: hi must be above lo (hi is excluded: [%d, %d] is machine %[1]d alone)", lo, hi, lo, lo+1)
+	case hi > limit:
+		return 0, 0, p.errorf("machine-ids", "[%d, %d]: hi %d is past %d, the machines of %s", lo, hi, hi, limit, plural(l.MachineBits, "machine bit"))
+	case hi-lo > store.MaxSlots:
+		return 0, 0, p.errorf("machine-ids", "[%d, %d]: %d machine ids, over the %d slots a namespace may have", lo, hi, hi-lo, store.MaxSlots)
+	}
+	return lo, hi, nil
 }
 
 // ownFile returns the state file of a fixed machine: no two generators share one.

@@ -3,6 +3,7 @@ package cosid
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"reflect"
 	"slices"
@@ -264,6 +265,13 @@ func (s ServeConfig) check() error {
 		return fmt.Errorf("cosid.serve.limits.max-slots: %d, want 1–%d (or leave it out for 65536)", l.MaxSlots, store.MaxSlots)
 	case l.MaxLeaseTTL < 0:
 		return fmt.Errorf("cosid.serve.limits.max-lease-ttl: %v, want a positive duration (or leave it out for 10m)", l.MaxLeaseTTL)
+	case l.MaxStreams < 0:
+		return fmt.Errorf("cosid.serve.limits.max-streams: %d, want ≥ 1 (or leave it out for 256)", l.MaxStreams)
+	case l.StreamIdle < 0:
+		return fmt.Errorf("cosid.serve.limits.stream-idle: %v, want a positive duration (or leave it out for 30s)", l.StreamIdle)
+	}
+	if err := l.Rate.check(); err != nil {
+		return err
 	}
 	return checkAddr("cosid.serve.grpc-addr", s.GRPCAddr)
 }
@@ -307,4 +315,21 @@ func (s ServeConfig) checkCompat(gens map[string]GeneratorConfig) error {
 		check("cosid.serve.leaf.segment", s.Leaf.Segment, true, StrategySegment),
 		check("cosid.serve.leaf.snowflake", s.Leaf.Snowflake, false, StrategySnowflake),
 		check("cosid.serve.tinyid.template", s.Tinyid.Template, true, StrategySegment))
+}
+
+// check checks cosid.serve.limits.rate.
+func (r ServeRate) check() error {
+	const path = "cosid.serve.limits.rate"
+	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	switch {
+	case bad(r.IDsPerSecond):
+		return fmt.Errorf("%s.ids-per-second: %v, want a number ≥ 0 (0 or left out: no limit)", path, r.IDsPerSecond)
+	case bad(r.NewKeysPerSecond):
+		return fmt.Errorf("%s.new-keys-per-second: %v, want a number ≥ 0 (0 or left out: no limit)", path, r.NewKeysPerSecond)
+	case r.Burst < 0:
+		return fmt.Errorf("%s.burst: %d, want a number ≥ 0 (0 or left out: one second's worth of ids-per-second)", path, r.Burst)
+	case r.Burst > 0 && r.IDsPerSecond == 0:
+		return fmt.Errorf("%s.burst: %d without ids-per-second, which it is the burst of; set ids-per-second, or remove burst", path, r.Burst)
+	}
+	return nil
 }

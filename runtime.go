@@ -45,6 +45,10 @@ type generator struct {
 	ranges ranger // its strategy, when it hands out ranges; nil else
 	built  lazy[live]
 	keys   *keyedSet // a keyed template's live keys; nil when not keyed
+
+	capacity Capacity // of its codec, when hasCap: capacity.go
+	hasCap   bool
+	full     fullSet // the keys seen full
 }
 
 // Load reads the configuration file at path and opens it, as Open does. A path
@@ -106,6 +110,10 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 		g := &generator{rt: rt, plan: p}
 		_, g.intIDs = p.impl.(intIDs)
 		g.ranges, _ = p.impl.(ranger)
+		if s, ok := p.impl.(strider); ok && s.idStride().strided() {
+			g.ranges = nil // its ranges of store values are not runs of ids
+		}
+		g.capacity, g.hasCap = capacity(p)
 		g.built = lazy[live]{what: fmt.Sprintf("generator %q", p.name), now: o.now,
 			close: func(b *live) error { return b.close() },
 			open:  func(ctx context.Context) (*live, error) { return rt.build(ctx, p) }}
@@ -119,6 +127,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Runtime, error) {
 			rt.few = append(rt.few, namedGen{name, rt.gens[name]})
 		}
 	}
+	rt.warnCapacity()
 	return rt, nil
 }
 
@@ -258,7 +267,9 @@ func (g *generator) failed(b *live, err error) error {
 	case errors.Is(err, ErrUnavailable): // segment.ErrUnavailable, snowflake.ErrClockBackwards
 		return fmt.Errorf("generator %q %w: %w", g.plan.name, ErrUnavailable, err)
 	}
-	return fmt.Errorf("generator %q: %w", g.plan.name, exhausted(g.plan.name, err))
+	err = exhausted(g.plan.name, err)
+	g.markFull("", err)
+	return fmt.Errorf("generator %q: %w", g.plan.name, err)
 }
 
 func (rt *Runtime) generator(name string) (*generator, error) {
@@ -337,6 +348,9 @@ type GeneratorInfo struct {
 	IntIDs bool
 	// Ranges says it hands out runs of consecutive ids: Source.NextRange.
 	Ranges bool
+	// Stride and Residue say its ids are ≡ Residue (mod Stride) (stride:,
+	// residue:); Stride is 1 for a generator whose ids are not strided.
+	Stride, Residue int64
 }
 
 // Generators describes the configured generators, sorted by name.
@@ -345,8 +359,12 @@ func (rt *Runtime) Generators() []GeneratorInfo {
 	for _, name := range sortedKeys(rt.gens) {
 		p := rt.gens[name].plan
 		g := rt.gens[name]
-		infos = append(infos, GeneratorInfo{Name: name, Strategy: p.def.name, Key: p.key, Store: p.store, Leases: p.leases,
-			Keyed: p.keyed, IntIDs: g.intIDs, Ranges: g.ranges != nil})
+		info := GeneratorInfo{Name: name, Strategy: p.def.name, Key: p.key, Store: p.store, Leases: p.leases,
+			Keyed: p.keyed, IntIDs: g.intIDs, Ranges: g.ranges != nil, Stride: 1}
+		if s, ok := p.impl.(strider); ok {
+			info.Stride, info.Residue = s.idStride().n, s.idStride().r
+		}
+		infos = append(infos, info)
 	}
 	return infos
 }

@@ -61,6 +61,13 @@ func (s Source) Name() string {
 // Key returns the key of s; "" for a generator that is not keyed.
 func (s Source) Key() string { return s.key }
 
+// Live reports whether s's key is open in the runtime: taking its ids reserves
+// nothing to open it. It is false for a Source without a key. A server reads it to
+// limit how fast a caller opens keys.
+func (s Source) Live() bool {
+	return s.g != nil && s.key != "" && s.g.keys != nil && s.g.keys.peek(s.key) != nil
+}
+
 // errNoSource is the error of the zero Source.
 var errNoSource = fmt.Errorf("cosid: %w: the zero Source names no generator; make one with Runtime.Source", ErrUnknownGenerator)
 
@@ -170,14 +177,23 @@ func (s Source) nextInt(ctx context.Context) (int64, error) {
 // NextRange returns n consecutive ids [r.Start, r.End) of a generator that hands
 // out ranges (see GeneratorInfo.Ranges), as segment.Generator.NextRange does: for
 // bulk inserts. Another generator fails with an error wrapping ErrUnknownGenerator.
+// The range holds no value that the generator's codec cannot write: at a codec's
+// width it ends at the codec's largest value, holding fewer than n ids, and once
+// none is left NextRange fails with an error matching ErrExhausted.
 func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	var r store.Range
-	if err := s.can("NextRange", s.g != nil && s.g.ranges != nil, "come one at a time, not in ranges"); err != nil {
+	why := "come one at a time, not in ranges"
+	if st, ok := s.g.strided(); ok {
+		why = fmt.Sprintf("are every %d-th number (stride: %d), not consecutive; take them with Next", st.n, st.n)
+	}
+	if err := s.can("NextRange", s.g != nil && s.g.ranges != nil, why); err != nil {
 		return r, err
 	}
 	if s.key != "" {
 		err := s.withKey(ctx, func(b built) (err error) {
-			r, err = s.g.ranges.nextRange(b, n)
+			if r, err = s.g.ranges.nextRange(b, n); err == nil {
+				r, err = s.g.fit(r)
+			}
 			return err
 		})
 		return r, err
@@ -186,8 +202,11 @@ func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	if err != nil {
 		return r, prefixed(err)
 	}
-	if r, err = s.g.ranges.nextRange(b.built, n); err != nil {
-		return r, prefixed(s.g.failed(b, err))
+	if r, err = s.g.ranges.nextRange(b.built, n); err == nil {
+		r, err = s.g.fit(r)
+	}
+	if err != nil {
+		return store.Range{}, prefixed(s.g.failed(b, err))
 	}
 	return r, nil
 }
@@ -213,6 +232,7 @@ func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
 		storeKey += "/" + s.key
 	}
 	texts, err := p.impl.take(ctx, s.g, storeKey, n)
+	s.g.markFull(s.key, err)
 	if err != nil {
 		return texts, prefixed(err)
 	}
@@ -263,12 +283,26 @@ func (s Source) withKey(ctx context.Context, f func(built) error) error {
 	return nil
 }
 
+// strided returns the stride of g's ids when it is strided; g may be nil.
+func (g *generator) strided() (stride, bool) {
+	if g == nil {
+		return stride{}, false
+	}
+	s, ok := g.plan.impl.(strider)
+	if !ok {
+		return stride{}, false
+	}
+	return s.idStride(), s.idStride().strided()
+}
+
 // keyFailed classifies an error of a key's generator, as failed does.
 func (g *generator) keyFailed(key string, err error) error {
 	if errors.Is(err, ErrUnavailable) {
 		return fmt.Errorf("generator %q key %q %w: %w", g.plan.name, key, ErrUnavailable, err)
 	}
-	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, exhausted(g.plan.name, err))
+	err = exhausted(g.plan.name, err)
+	g.markFull(key, err)
+	return fmt.Errorf("generator %q key %q: %w", g.plan.name, key, err)
 }
 
 // Stats is what a generator has done so far, read without I/O: Runtime.Stats and

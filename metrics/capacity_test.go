@@ -333,3 +333,89 @@ cosid:
 		}
 	}
 }
+
+// TestCapacity_CodecHeadroomAndExhausted: a generator whose codec has a width
+// reports its capacity and the ids left of it (the current period's, for a
+// periodic one), read from its key's next value; cosid_generator_exhausted is 1
+// for a generator, or keyed template, with a key found full; Headroom returns the
+// same figures. A codec without a width has no codec series.
+func TestCapacity_CodecHeadroomAndExhausted(t *testing.T) {
+	cfg, err := cosid.ParseConfig([]byte(`
+cosid:
+  namespace: app
+  stores:
+    mem: { type: memory }
+  generators:
+    two: { strategy: segment, store: mem, step: 10, max-batch: 10, codec: [ { radix: { radix: 10, width: 2 } } ] }
+    day:
+      strategy: periodic-segment
+      store: mem
+      period: YEAR_MONTH_DAY
+      zone: UTC
+      step: 10
+      max-batch: 10
+      codec: [ { date-prefix: { delimiter: "-" } }, { radix: { radix: 10, width: 2 } } ]
+    inv: { strategy: segment, store: mem, keyed: true, step: 1, max-batch: 1, codec: [ { radix: { radix: 10, width: 1 } } ] }
+    wide: { strategy: segment, store: mem }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	take := func(name, key string, n int64) {
+		t.Helper()
+		src, err := rt.Source(name, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Take(t.Context(), n); err != nil && !errors.Is(err, cosid.ErrExhausted) {
+			t.Fatal(err)
+		}
+	}
+	take("two", "", 5)
+	take("day", "", 20)
+	take("inv", "victim", 12)
+	take("wide", "", 3)
+	reader := metrics.NewCapacityReader(metrics.RuntimeCapacity(rt))
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(reader.Collector())
+	want := `
+# HELP cosid_generator_capacity_ids Ids the generator's codec writes, from initial-offset up to the largest value of its width (a period's, for a periodic generator): the capacity cosid_generator_headroom_ids is a part of.
+# TYPE cosid_generator_capacity_ids gauge
+cosid_generator_capacity_ids{generator="day"} 99
+cosid_generator_capacity_ids{generator="inv"} 9
+cosid_generator_capacity_ids{generator="two"} 99
+# HELP cosid_generator_exhausted 1 while the generator, or a key of a keyed template, is full: a call of this process failed with exhausted, its codec having no text for the next value (in this period, for a periodic generator). Widen the codec; for a keyed key, move its callers to a new key.
+# TYPE cosid_generator_exhausted gauge
+cosid_generator_exhausted{generator="day"} 0
+cosid_generator_exhausted{generator="inv"} 1
+cosid_generator_exhausted{generator="two"} 0
+cosid_generator_exhausted{generator="wide"} 0
+# HELP cosid_generator_headroom_ids Ids the generator's codec has left within its width (this period's, for a periodic generator), from the next value of its key in the store. At 0 every call answers 409 exhausted: widen the codec (a new generator name or key, so that no id repeats), or lower the rate of its callers.
+# TYPE cosid_generator_headroom_ids gauge
+cosid_generator_headroom_ids{generator="day"} 79
+cosid_generator_headroom_ids{generator="two"} 94
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "cosid_generator_capacity_ids", "cosid_generator_exhausted", "cosid_generator_headroom_ids"); err != nil {
+		t.Error(err)
+	}
+	got := map[string]metrics.Headroom{}
+	for _, h := range reader.Headroom() {
+		got[h.Generator] = h
+	}
+	today := time.Now().UTC().Format("20060102")
+	for name, want := range map[string]metrics.Headroom{
+		"two":  {Generator: "two", Capacity: 99, IDsLeft: 94, Read: true},
+		"day":  {Generator: "day", Capacity: 99, IDsLeft: 79, Read: true, PeriodKey: today},
+		"inv":  {Generator: "inv", Capacity: 9, Exhausted: true},
+		"wide": {Generator: "wide"},
+	} {
+		if got[name] != want {
+			t.Errorf("Headroom of %s = %+v, want %+v", name, got[name], want)
+		}
+	}
+}

@@ -36,6 +36,7 @@ type Metrics struct {
 	requestTime  *prometheus.HistogramVec
 	lastReserve  *prometheus.GaugeVec
 	failingSince *prometheus.GaugeVec
+	openStreams  prometheus.Gauge
 
 	now      func() time.Time // WithClock
 	storesMu sync.Mutex
@@ -107,10 +108,13 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		requestTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "cosid_http_request_seconds", Help: "Latency of HTTP requests, by route.", Buckets: latencyBuckets,
 		}, []string{"route"}),
+		openStreams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "cosid_open_streams", Help: "StreamRanges calls open on this server, on both listeners; cosid.serve.limits.max-streams caps them.",
+		}),
 	}
 	var errs []error
 	for _, c := range []prometheus.Collector{m.reservations, m.reservedIDs, m.reserveTime, m.failures, m.waits,
-		m.leasesHeld, m.leaseEvents, m.requests, m.requestTime, m.lastReserve, m.failingSince} {
+		m.leasesHeld, m.leaseEvents, m.requests, m.requestTime, m.lastReserve, m.failingSince, m.openStreams} {
 		errs = append(errs, reg.Register(c))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -232,6 +236,13 @@ func (m *Metrics) addRoute(route string, code int) routeMetrics {
 	m.routes.Store(&routes)
 	return rm
 }
+
+// StreamOpened counts a server stream opened (cosid_open_streams); StreamClosed
+// counts it closed.
+func (m *Metrics) StreamOpened() { m.openStreams.Inc() }
+
+// StreamClosed counts a server stream closed, one that StreamOpened counted.
+func (m *Metrics) StreamClosed() { m.openStreams.Dec() }
 
 // SnowflakeOption returns the option that reports a Snowflake generator's lease
 // events.

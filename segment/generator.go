@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,10 +42,14 @@ var (
 // apart; TestGenerator_LayoutKeepsCurOnItsOwnLine checks both.
 type Generator struct {
 	cur atomic.Pointer[span]
-	key string
-	st  store.RangeStore
-	p   BatchPolicy
-	o   options
+	// stride and residue map a store value v to the id v·stride + residue
+	// (WithStride); values from valueEnd on have no id. Next reads them on cur's
+	// line, which they share since they never change.
+	stride, residue, valueEnd int64
+	key                       string
+	st                        store.RangeStore
+	p                         BatchPolicy
+	o                         options
 
 	wg sync.WaitGroup // background reservations
 
@@ -112,6 +117,9 @@ func New(st store.RangeStore, key string, p BatchPolicy, opts ...Option) (*Gener
 				"raise ReserveTimeout or lower the store's timeout", p.ReserveTimeout, t.Timeout())}
 	}
 	g := &Generator{key: key, st: st, p: p, o: buildOptions(opts), lastEnd: -1}
+	if err := g.setStride(); err != nil {
+		return nil, err
+	}
 	if g.o.obsKey == "" {
 		g.o.obsKey = key
 	}
@@ -122,6 +130,25 @@ func New(st store.RangeStore, key string, p BatchPolicy, opts ...Option) (*Gener
 	g.unlock()
 	return g, nil
 }
+
+// setStride checks the stride and residue of g's options and sets them.
+func (g *Generator) setStride() error {
+	g.stride, g.residue = max(g.o.stride, 1), g.o.residue
+	if g.o.stride < 0 || g.o.stride == 0 && g.o.residue != 0 || g.residue < 0 || g.residue >= g.stride {
+		return fmt.Errorf("segment %q: %w: stride %d, residue %d; want stride ≥ 1 and 0 ≤ residue < stride",
+			g.key, store.ErrInvalidArgument, g.o.stride, g.o.residue)
+	}
+	// The values v with v·stride + residue ≤ math.MaxInt64, and one past them.
+	g.valueEnd = (math.MaxInt64-g.residue)/g.stride + 1
+	if g.stride == 1 {
+		g.valueEnd = math.MaxInt64 // a store stops at math.MaxInt64 itself
+	}
+	return nil
+}
+
+// Stride returns the stride and residue of g's ids (WithStride): 1 and 0 unless
+// set.
+func (g *Generator) Stride() (stride, residue int64) { return g.stride, g.residue }
 
 // rate returns the latest measured rate of ids taken, in ids/s.
 func (g *Generator) rate() float64 {
@@ -150,7 +177,7 @@ func (g *Generator) Next() (int64, error) {
 	s := g.cur.Load()
 	n := s.used.Add(1) - 1
 	if n < s.fast.Load() {
-		return s.start + n, nil
+		return (s.start+n)*g.stride + g.residue, nil
 	}
 	return g.nextSlow(s, n)
 }
@@ -160,11 +187,14 @@ func (g *Generator) nextSlow(s *span, n int64) (int64, error) {
 	defer w.done(g)
 	for {
 		if v, ok := g.check(s, n); ok {
-			return v, nil
+			return v*g.stride + g.residue, nil
 		}
 		v, ok, err := g.advance(s, 1, &w)
-		if ok || err != nil {
-			return v, err
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return v*g.stride + g.residue, nil
 		}
 		// Another caller installed a new range first: take from it.
 		s = g.cur.Load()
@@ -192,8 +222,15 @@ func (g *Generator) check(s *span, n int64) (int64, bool) {
 // which the rest of the range at hand and the range reserved ahead, if any, join
 // when the store gave them one after the other (no other process took ids of the
 // key in between); a rest that does not join is skipped, a gap (S4).
+//
+// A generator with a stride above 1 (WithStride) hands out no run of consecutive
+// ids: its NextRange fails with an error wrapping store.ErrInvalidArgument.
 func (g *Generator) NextRange(n int64) (store.Range, error) {
-	if n < 1 {
+	switch {
+	case g.stride > 1:
+		return store.Range{}, fmt.Errorf("segment %q: %w: NextRange of a generator with stride %d: its ids are every %d-th number, not consecutive; take them one at a time with Next",
+			g.key, store.ErrInvalidArgument, g.stride, g.stride)
+	case n < 1:
 		return store.Range{}, fmt.Errorf("segment %q: %w: NextRange(%d), want n ≥ 1", g.key, store.ErrInvalidArgument, n)
 	}
 	var w waiter
@@ -224,15 +261,35 @@ func (g *Generator) NextRange(n int64) (store.Range, error) {
 // Close stops the generator's background work and waits for it; a reservation under
 // way is canceled. Later calls of Next fail with ErrClosed. Close does not close the
 // store, which may serve other generators.
+//
+// When the store is a store.GiveBacker, Close then gives back the unused tail of the
+// last range the generator reserved (S7), so that a restart continues from the first
+// id it did not hand out rather than leave a gap; WithoutGiveBack turns this off. The
+// give-back waits at most ReserveTimeout, and a failed one is logged: the tail is
+// then a gap, as it would be without give-back (S4).
 func (g *Generator) Close() error {
+	g.close(true)
+	return nil
+}
+
+// close is Close; giveBack false leaves the unused tail a gap, for a Periodic's
+// generator of a period that is not current.
+func (g *Generator) close(giveBack bool) {
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return nil
+		return
 	}
 	g.closed = true
-	g.cur.Load().close()
+	// Hand-outs stop first: after cur.close no caller takes an id of cur, so taken is
+	// final, a caller racing Close included.
+	cur := g.cur.Load()
+	taken := cur.close()
+	if plantGiveBackAll {
+		taken = 0
+	}
 	g.cur.Store(&span{prefetchAt: -1})
+	spare := g.spare
 	g.spare = nil
 	g.failures.stopRetry()
 	var cancel context.CancelFunc
@@ -244,5 +301,7 @@ func (g *Generator) Close() error {
 		cancel()
 	}
 	g.wg.Wait()
-	return nil
+	if giveBack && !g.o.noGiveBack {
+		g.giveBack(cur, taken, spare)
+	}
 }

@@ -32,6 +32,8 @@ type testStore struct {
 	sealFail  []error                  // the next Seals fail with these, in turn
 	seals     []time.Time              // when each Seal was called
 	deaf      map[string]chan struct{} // a Reserve of a key here waits for its channel, deaf to cancellation
+	giveBacks []store.Range            // every GiveBack's tail
+	giveErr   error                    // every GiveBack fails with this, when set
 }
 
 type call struct {
@@ -108,6 +110,32 @@ func (s *testStore) Seal(ctx context.Context, key string) error {
 		return err
 	}
 	return s.inner.Seal(ctx, key)
+}
+
+// GiveBack records tail and hands it to the memstore.
+func (s *testStore) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	s.mu.Lock()
+	s.giveBacks = append(s.giveBacks, tail)
+	err := s.giveErr
+	s.mu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	return s.inner.GiveBack(ctx, key, tail)
+}
+
+// next returns the value key's next Reserve starts at, or -1 for a key that does
+// not exist.
+func (s *testStore) next(t *testing.T, key string) int64 {
+	t.Helper()
+	keys, err := s.inner.Keys(context.Background(), key, "", 1)
+	if err != nil {
+		t.Fatalf("Keys: %v", err)
+	}
+	if len(keys) == 0 || keys[0].Key != key {
+		return -1
+	}
+	return keys[0].Next
 }
 
 func (s *testStore) Close() error { return s.inner.Close() }

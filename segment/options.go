@@ -11,14 +11,17 @@ import (
 type Option func(*options)
 
 type options struct {
-	now      func() time.Time
-	onFailed func(error)
-	observer Observer
-	logger   *slog.Logger
-	exec     func(task func()) // nil: a goroutine a reservation
-	seedRate float64           // ids/s to size the first reservation by, until measured
-	obsKey   string            // the key events are reported under; "" is the generator's own
-	noTimers bool              // WithoutTimers
+	now        func() time.Time
+	onFailed   func(error)
+	observer   Observer
+	logger     *slog.Logger
+	exec       func(task func()) // nil: a goroutine a reservation
+	seedRate   float64           // ids/s to size the first reservation by, until measured
+	obsKey     string            // the key events are reported under; "" is the generator's own
+	noTimers   bool              // WithoutTimers
+	stride     int64             // WithStride; 0 is 1
+	residue    int64
+	noGiveBack bool // WithoutGiveBack
 }
 
 func buildOptions(opts []Option) options {
@@ -63,6 +66,18 @@ func WithExecutor(exec func(task func())) Option { return func(o *options) { o.e
 // measured its own: the next period of a busy Periodic starts with ranges its size.
 func withSeedRate(rate float64) Option { return func(o *options) { o.seedRate = rate } }
 
+// WithStride makes a generator hand out only ids ≡ residue (mod stride), dense in
+// that class: the store counts its values v as always, and the generator hands out
+// v·stride + residue. Regions that each have a store of their own and one stride,
+// with residues 0 … stride−1, never share an id (docs/regions.md). A value whose id
+// would pass math.MaxInt64 is not handed out: the generator is exhausted
+// (store.ErrExhausted) there, as a store is at math.MaxInt64. Such a generator's
+// ids are not consecutive, so its NextRange fails. New refuses stride < 1 and a
+// residue outside [0, stride); the default is stride 1, residue 0.
+func WithStride(stride, residue int64) Option {
+	return func(o *options) { o.stride, o.residue = stride, residue }
+}
+
 // WithObserver reports a generator's events to o, for metrics.
 func WithObserver(o Observer) Option { return func(opts *options) { opts.observer = o } }
 
@@ -79,6 +94,13 @@ func WithObserverKey(key string) Option { return func(o *options) { o.obsKey = k
 // timer each would cost memory and wake-ups; a Generator arms none anyway, but for the
 // retry after a failed reservation.
 func WithoutTimers() Option { return func(o *options) { o.noTimers = true } }
+
+// WithoutGiveBack keeps Close from giving the unused tail of the last range back to
+// the store (S7): what the generator reserved and did not hand out stays a gap, as
+// with a store that cannot take it back. It is for users who rely on a key's value
+// only rising, such as a monitor or an audit of the store's values, or who want each
+// run's ids to start past every id the previous run reserved.
+func WithoutGiveBack() Option { return func(o *options) { o.noGiveBack = true } }
 
 // Observer receives the events of generators, for metrics. Its methods are called
 // outside the hot path, but a caller may be waiting: they must be fast and safe for

@@ -194,9 +194,11 @@ func (p *Periodic) turn(n int64) (*epoch, error) {
 
 // retireLocked closes e's generator in the background: Close waits for a reservation
 // under way, which a store may finish late, and no caller should wait for that.
-// Periodic.Close waits for it.
+// Periodic.Close waits for it. A retired period is past, or one the clock jumped
+// over: its unused tail is never given back (S7), so no restart hands out a number
+// of a period that ended.
 func (p *Periodic) retireLocked(e *epoch) {
-	p.wg.Go(func() { e.gen.Close() })
+	p.wg.Go(func() { e.gen.close(false) })
 }
 
 // newEpoch starts a generator for the period that holds t, its first reservation
@@ -311,7 +313,10 @@ func (p *Periodic) isClosed() bool {
 }
 
 // Close stops the Periodic's generators and background work, and waits for them.
-// It does not close the store.
+// It does not close the store. Only the current period's generator gives back the
+// unused tail of its last range (see Generator.Close), and only while its period is
+// current by the Periodic's clock: a past or sealed period's key is never lowered,
+// and the next period's, when prepared, keeps its first range as a gap.
 func (p *Periodic) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -329,14 +334,15 @@ func (p *Periodic) Close() error {
 	}
 	cur, next := p.cur.Load(), p.next
 	p.next = nil
+	current := p.now().UnixNano() < cur.end // periods never go back: before it is still it
 	p.mu.Unlock()
 
 	if p.sealing != nil {
 		p.sealing.cancel()
 	}
-	cur.gen.Close()
+	cur.gen.close(current)
 	if next != nil {
-		next.gen.Close()
+		next.gen.close(false)
 	}
 	p.wg.Wait()
 	return nil

@@ -184,10 +184,14 @@ func (g *Generator) reserve(f *refill) {
 	end := g.o.now()
 	took := end.Sub(start)
 
+	storeEnd := r.End
 	if err == nil {
 		g.mu.Lock()
 		err = g.checkRangeLocked(r, f.size) // lastEnd moves only here, one reservation at a time
 		g.mu.Unlock()
+		if err == nil && r.End > g.valueEnd {
+			r, err = g.clip(r)
+		}
 		if err == nil && !closed {
 			// The observer has a range before it is filed, where callers take ids
 			// of it: a metric of reserved ids is never behind the ids handed out.
@@ -205,7 +209,7 @@ func (g *Generator) reserve(f *refill) {
 	case closed:
 	case f.tooBig: // no backoff, and not for good: a smaller reservation may fit
 	case err == nil:
-		g.lastEnd = r.End
+		g.lastEnd = storeEnd
 		recovered = g.recoverLocked()
 		if sp := g.newSpan(r, end); g.cur.Load().size == 0 {
 			// The first range goes into use at once, so that its prefetch, if due,
@@ -268,6 +272,18 @@ func (g *Generator) checkRangeLocked(r store.Range, size int64) error {
 	return nil
 }
 
+// clip cuts r, a range of a strided generator, to the values whose ids fit an
+// int64; none fitting is the end of the generator's ids, as math.MaxInt64 is a
+// store's. What it cuts off is a gap that no id stands for.
+func (g *Generator) clip(r store.Range) (store.Range, error) {
+	if r.Start >= g.valueEnd {
+		return r, fmt.Errorf("segment %q: %w: value %d with stride %d and residue %d is past math.MaxInt64; the key has no id left",
+			g.key, store.ErrExhausted, r.Start, g.stride, g.residue)
+	}
+	r.End = g.valueEnd
+	return r, nil
+}
+
 // retryRefill is the background retry after a failure, at the end of its backoff.
 func (g *Generator) retryRefill() {
 	g.mu.Lock()
@@ -326,6 +342,9 @@ func (g *Generator) installLocked(sp *span, need int64, now time.Time) {
 		// The rest of the range in use, too small for a NextRange, lies just below
 		// sp: it is handed out from sp rather than left as a gap.
 		sp.start, sp.size = old.start+taken, sp.size+old.size-taken
+		if plantJoin {
+			sp.start, sp.size = old.start, sp.size+taken
+		}
 	}
 	sp.used.Store(need)
 	sp.prefetchAt = g.p.prefetchAt(sp.size, g.meter.est)

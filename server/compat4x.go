@@ -61,8 +61,12 @@ func bad4x(err error) error { return &err4x{http.StatusBadRequest, "400", err} }
 func (s *Server) fail4x(w http.ResponseWriter, r *http.Request, err error) {
 	var e *err4x
 	var ae *apiError
+	var re *rateError
 	switch {
 	case errors.As(err, &e):
+	case errors.As(err, &re):
+		e = &err4x{http.StatusTooManyRequests, "429", err}
+		w.Header().Set("Retry-After", re.retryAfter())
 	case errors.As(err, &ae):
 		e = &err4x{ae.status, strconv.Itoa(ae.status), err}
 	case errors.Is(err, store.ErrInvalidArgument), errors.Is(err, store.ErrNamespaceConflict):
@@ -167,6 +171,9 @@ func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
 	if !g.info.IntIDs {
 		return badRequest("generator %q is a %s generator, whose ids are text: use /ids/as-string/%s", g.info.Name, g.info.Strategy, g.info.Name)
 	}
+	if err := s.charge(r, src, 1); err != nil {
+		return err
+	}
 	v, err := src.NextInt(r.Context())
 	if err != nil {
 		return err
@@ -180,6 +187,9 @@ func (s *Server) id4x(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) idAsString4x(w http.ResponseWriter, r *http.Request) error {
 	_, src, err := s.lookup4x(r)
 	if err != nil {
+		return err
+	}
+	if err := s.charge(r, src, 1); err != nil {
 		return err
 	}
 	text, err := src.Next(r.Context())

@@ -94,9 +94,13 @@ func (s *Server) failLeaf(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		le *errLeaf
 		ae *apiError
+		re *rateError
 	)
 	status, exception, msg := http.StatusInternalServerError, "com.sankuai.inf.leaf.server.exception.LeafServerException", ""
 	switch {
+	case errors.As(err, &re):
+		status, msg = http.StatusTooManyRequests, re.msg
+		w.Header().Set("Retry-After", re.retryAfter())
 	case errors.As(err, &le):
 		msg = le.Error()
 		if le.err != nil {
@@ -127,6 +131,9 @@ func (s *Server) leafSegment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.charge(r, src, 1); err != nil {
+		return err
+	}
 	v, err := src.NextInt(r.Context())
 	if err != nil {
 		return &errLeaf{leafSegmentsNull, err}
@@ -139,6 +146,9 @@ func (s *Server) leafSnowflake(w http.ResponseWriter, r *http.Request) error {
 	_, src, err := s.lookup(s.leaf.snowflake, "")
 	if err != nil {
 		return &errLeaf{leafSegmentsNull, err}
+	}
+	if err := s.charge(r, src, 1); err != nil {
+		return err
 	}
 	v, err := src.NextInt(r.Context())
 	if err != nil {

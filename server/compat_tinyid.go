@@ -63,11 +63,25 @@ func (s *Server) tinyidTake(r *http.Request) ([]int64, error) {
 	if n <= 0 {
 		return []int64{}, nil
 	}
+	if err := s.charge(r, src, n); err != nil {
+		return nil, err
+	}
+	ids := make([]int64, 0, n)
+	if !s.gens[s.tinyid].info.Ranges {
+		// A template of a stride (tinyid's delta and remainder): its ids one by one.
+		for range n {
+			v, err := src.NextInt(r.Context())
+			if err != nil {
+				return nil, &tinyidError{"sys error", err}
+			}
+			ids = append(ids, v)
+		}
+		return ids, nil
+	}
 	rg, err := src.NextRange(r.Context(), n)
 	if err != nil {
 		return nil, &tinyidError{"sys error", err}
 	}
-	ids := make([]int64, 0, n)
 	for v := rg.Start; v < rg.End; v++ {
 		ids = append(ids, v)
 	}
@@ -121,7 +135,23 @@ func (s *Server) failTinyid(simple bool) func(w http.ResponseWriter, r *http.Req
 			ae *apiError
 		)
 		answer := tinyidAnswer{Code: tinyidSysErr, Message: "sys error"}
+		var re *rateError
 		switch {
+		case errors.As(err, &re):
+			// Not tinyid's: a client that reads only its 200s sees a failure, and
+			// one that reads Retry-After waits.
+			w.Header().Set("Retry-After", re.retryAfter())
+			if simple {
+				w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
+				w.WriteHeader(http.StatusTooManyRequests)
+				w.Write([]byte(re.msg))
+				return
+			}
+			body, _ := json.Marshal(tinyidAnswer{Data: []int64{}, Code: http.StatusTooManyRequests, Message: re.msg})
+			w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write(body)
+			return
 		case errors.Is(err, errTinyidToken):
 			answer = tinyidAnswer{Code: tinyidTokenErr, Message: errTinyidToken.Error()}
 		case errors.As(err, &ae):

@@ -26,11 +26,6 @@ const MaxStreamRange = 1 << 20
 // is a Next of MaxCount ids of a long codec, well under it.
 const maxSendBytes = 4 << 20
 
-// streamWriteTimeout is how long one message of a server stream may take to write:
-// the http.Server's WriteTimeout would end a stream that lasts longer than it, so a
-// stream's deadline moves on with every message instead.
-const streamWriteTimeout = 30 * time.Second
-
 // WithH2C serves HTTP/2 without TLS (h2c, prior knowledge) beside HTTP/1.1 on the
 // http.Server of HTTPServer: what a gRPC client that dials without TLS speaks
 // (cosid.serve.h2c in the configuration; off by default). Over TLS, HTTP/2 is
@@ -76,16 +71,25 @@ func (s *Server) connectHandlers() map[string]http.Handler {
 	return handlers
 }
 
-// streamWriter moves the write deadline of a server stream on with every write.
+// streamWriter moves the write deadline of a server stream on with every write, by
+// stream-idle: the http.Server's WriteTimeout would end a stream that lasts longer
+// than it, and a client that stops reading would hold a stream without one. A
+// write past its deadline fails with errStreamIdle; net/http has reset the stream.
 type streamWriter struct {
 	http.ResponseWriter
-	rc *http.ResponseController
+	rc   *http.ResponseController
+	idle time.Duration
 }
 
 func (w *streamWriter) Write(p []byte) (int, error) {
+	deadline := time.Now().Add(w.idle)
 	// A writer without deadlines (a test's recorder) streams without one.
-	_ = w.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	return w.ResponseWriter.Write(p)
+	_ = w.rc.SetWriteDeadline(deadline)
+	n, err := w.ResponseWriter.Write(p)
+	if err != nil && !time.Now().Before(deadline) {
+		err = fmt.Errorf("%w: %w", errStreamIdle, err)
+	}
+	return n, err
 }
 
 func (w *streamWriter) Flush() {
@@ -145,11 +149,14 @@ func (s *Server) toConnectError(ctx context.Context, procedure string, err error
 	}
 	var ae *apiError
 	var tooLarge *http.MaxBytesError
+	var re *rateError
 	var code connect.Code
 	var wcode, msg string
 	switch {
 	case errors.As(err, &ae):
 		code, wcode, msg = codeOfStatus(ae.status), ae.code, ae.msg
+	case errors.As(err, &re):
+		code, wcode, msg = connect.CodeResourceExhausted, codeRateLimited, re.msg
 	case errors.As(err, &tooLarge):
 		code, wcode, msg = connect.CodeResourceExhausted, wire.CodeTooLarge, fmt.Sprintf("the request is over the limit of %d bytes", tooLarge.Limit)
 	case errors.Is(err, cosid.ErrUnknownGenerator):
@@ -192,7 +199,7 @@ func codeOfStatus(status int) connect.Code {
 		return connect.CodeNotFound
 	case http.StatusConflict:
 		return connect.CodeFailedPrecondition
-	case http.StatusRequestEntityTooLarge:
+	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
 		return connect.CodeResourceExhausted
 	case http.StatusNotImplemented:
 		return connect.CodeUnimplemented

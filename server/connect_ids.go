@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -29,21 +30,24 @@ func rpcCount(n int64) (int64, error) {
 }
 
 // counted resolves the generator, key and count of a Next or NextRange, as /next and
-// /range read theirs.
-func (s *Server) counted(name, key string, count int64) (*generator, cosid.Source, int64, error) {
+// /range read theirs, and charges the count to the rate of the call's caller.
+func (s *Server) counted(ctx context.Context, name, key string, count int64) (*generator, cosid.Source, int64, error) {
 	g, src, err := s.lookup(name, key)
 	if err != nil {
 		return nil, src, 0, err
 	}
 	n, err := rpcCount(count)
-	return g, src, n, err
+	if err != nil {
+		return nil, src, 0, err
+	}
+	return g, src, n, s.chargeRPC(ctx, src, n)
 }
 
 // idService implements cosidv1connect.IdServiceHandler over the server's generators.
 type idService struct{ s *Server }
 
 func (i *idService) Next(ctx context.Context, req *connect.Request[cosidv1.NextRequest]) (*connect.Response[cosidv1.NextResponse], error) {
-	g, src, n, err := i.s.counted(req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
+	g, src, n, err := i.s.counted(ctx, req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +59,7 @@ func (i *idService) Next(ctx context.Context, req *connect.Request[cosidv1.NextR
 }
 
 func (i *idService) NextRange(ctx context.Context, req *connect.Request[cosidv1.NextRangeRequest]) (*connect.Response[cosidv1.NextRangeResponse], error) {
-	g, src, n, err := i.s.counted(req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
+	g, src, n, err := i.s.counted(ctx, req.Msg.GetName(), req.Msg.GetKey(), req.Msg.GetCount())
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +79,10 @@ func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosid
 }
 
 // streamRanges answers a StreamRanges call of either transport, sending each range
-// with send.
+// with send. It reserves a range only when send has taken the one before, so that
+// it runs ahead of its client by the one range being written and those the
+// transport holds for the client (its flow-control window); a send that waits
+// stream-idle for the client fails with errStreamIdle, the transport's doing.
 func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesRequest, send func(*cosidv1.StreamRangesResponse) error) error {
 	g, src, err := i.s.lookup(req.GetName(), req.GetKey())
 	if err != nil {
@@ -91,9 +98,17 @@ func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesR
 	if !g.info.Ranges {
 		return noRanges(g)
 	}
+	closed, err := i.s.openStream()
+	if err != nil {
+		return err
+	}
+	defer closed()
 	msg := new(cosidv1.StreamRangesResponse)
 	for sent := int64(0); most == 0 || sent < most; sent++ {
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := i.s.chargeRPC(ctx, src, size); err != nil {
 			return err
 		}
 		rg, err := src.NextRange(ctx, size)
@@ -102,8 +117,11 @@ func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesR
 		}
 		msg.Start, msg.End = rg.Start, rg.End
 		if err := send(msg); err != nil {
-			// The client stopped: the range taken is a gap, as a dropped answer
-			// of /range is.
+			// The client stopped, or did not read for stream-idle: the range taken
+			// is a gap, as a dropped answer of /range is.
+			if errors.Is(err, errStreamIdle) {
+				return idleError(i.s.caps().StreamIdle)
+			}
 			return err
 		}
 	}

@@ -32,9 +32,13 @@ func badRequest(format string, args ...any) error {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	var tooLarge *http.MaxBytesError
+	var re *rateError
 	switch {
 	case errors.As(err, &ae):
 		writeError(w, ae.status, ae.code, ae.msg)
+	case errors.As(err, &re):
+		w.Header().Set("Retry-After", re.retryAfter())
+		writeError(w, http.StatusTooManyRequests, codeRateLimited, re.msg)
 	case errors.As(err, &tooLarge):
 		writeError(w, http.StatusRequestEntityTooLarge, wire.CodeTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", tooLarge.Limit))
 	case errors.Is(err, cosid.ErrUnknownGenerator):

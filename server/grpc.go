@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"time"
@@ -27,14 +28,17 @@ import (
 // healthChecker) behind thin adapters, and the interceptors give every call the
 // policy the route table gives its service on the HTTP listener.
 
-// maxStreams is the most calls one gRPC connection has in flight: net/http's
-// HTTP/2 default, so that both listeners hold a client to the same.
-const maxStreams = 250
+// maxStreams is the most calls one HTTP/2 connection has in flight, on both
+// listeners (grpc-go's MaxConcurrentStreams, http.Server's HTTP2 one): below
+// net/http's default of 250, so that a few connections cannot open thousands of
+// streams; cosid.serve.limits.max-streams caps the StreamRanges calls of all
+// connections together.
+const maxStreams = 100
 
 // GRPCServer returns grpc-go's server of the gRPC protocol of s: IdService,
 // StoreService, gRPC health and reflection, each call with the policy of its
 // service's route (the role's token, the audit log), panic recovery, metrics,
-// tracing (WithTracing), the body limit as the largest message, and at most 250
+// tracing (WithTracing), the body limit as the largest message, and at most 100
 // calls in flight on a connection. opts come after the server's own options: TLS
 // credentials (grpc.Creds), for one. Serve it on a listener of its own; Connect,
 // gRPC-Web and gRPC itself stay on HTTPServer's.
@@ -139,6 +143,9 @@ func (c *grpcChain) call(ctx context.Context, method string, run func(context.Co
 		outcome = err.Error()
 		return err
 	}
+	if rt.role == RoleIDs {
+		ctx = s.withCaller(ctx, grpcRemote(ctx))
+	}
 	if err = run(ctx); err != nil {
 		outcome, err = s.grpcError(ctx, method, err)
 	}
@@ -222,10 +229,21 @@ func (s *Server) auditGRPC(ctx context.Context, method string, role Role, code c
 }
 
 // unaryCall answers a unary call of grpc-go with h, the Connect handler's method.
+// The headers h sets are the answer's header metadata, so that a gRPC client reads
+// what a Connect client does (the Cosid-Store-Id of a range).
 func unaryCall[Req, Res any](ctx context.Context, req *Req, h func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error)) (*Res, error) {
 	res, err := h(ctx, connect.NewRequest(req))
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Header()) > 0 {
+		md := metadata.MD{}
+		for k, v := range res.Header() {
+			md.Append(k, v...)
+		}
+		if err := grpc.SetHeader(ctx, md); err != nil {
+			return nil, fmt.Errorf("the answer's header metadata: %w", err)
+		}
 	}
 	return res.Msg, nil
 }
@@ -244,8 +262,12 @@ func (g grpcIDs) NextRange(ctx context.Context, req *cosidv1.NextRangeRequest) (
 	return unaryCall(ctx, req, g.i.NextRange)
 }
 
+// StreamRanges answers with idService's streamRanges, whose sends are cut after
+// stream-idle by returning: grpc-go has no write deadline.
 func (g grpcIDs) StreamRanges(req *cosidv1.StreamRangesRequest, st grpc.ServerStreamingServer[cosidv1.StreamRangesResponse]) error {
-	return g.i.streamRanges(st.Context(), req, st.Send)
+	return watchSends(g.i.s.caps().StreamIdle, st.Send, func(send func(*cosidv1.StreamRangesResponse) error) error {
+		return g.i.streamRanges(st.Context(), req, send)
+	})
 }
 
 func (g grpcIDs) Decode(ctx context.Context, req *cosidv1.DecodeRequest) (*cosidv1.DecodeResponse, error) {

@@ -118,6 +118,10 @@ func texts(ctx context.Context, g *generator, src cosid.Source, n int64) ([]stri
 
 // noRanges is the error of a range asked of g, which hands out no ranges.
 func noRanges(g *generator) error {
+	if i := g.info; i.Stride > 1 {
+		return badRequest("generator %q has stride %d (residue %d): its ids are every %d-th number, not consecutive ranges; ask for ids (next) instead",
+			i.Name, i.Stride, i.Residue, i.Stride)
+	}
 	return badRequest("generator %q is a %s generator, whose ids come one at a time, not in ranges; ask for ids (next) instead", g.info.Name, g.info.Strategy)
 }
 
@@ -137,6 +141,12 @@ func appendNext(ctx context.Context, g *generator, src cosid.Source, w *idWriter
 		rg, err := src.NextRange(ctx, n)
 		if err != nil {
 			return err
+		}
+		if got := rg.End - rg.Start; got < n {
+			// The runtime capped the range at the codec's width: the ids asked
+			// for are not all there, and the ones that are become a gap.
+			return fmt.Errorf("cosid: generator %q: %w: %d ids asked for and %d left within the codec's width (the last, %d, is handed out); the codec has no text for more ids of this key: widen the codec (a larger width in cosid.generators.%s.codec)",
+				g.info.Name, cosid.ErrExhausted, n, got, rg.End-1, g.info.Name)
 		}
 		if g.decimal {
 			w.decimals(rg.Start, rg.End)

@@ -24,6 +24,16 @@ type Limits struct {
 	// MaxLeaseTTL is the longest lease an acquire or renew, or a 4.x
 	// safeGuardDuration, may ask for (cosid.serve.limits.max-lease-ttl).
 	MaxLeaseTTL time.Duration
+	// MaxStreams is the most StreamRanges calls open at once, on HTTPServer's and
+	// GRPCServer's listeners together (cosid.serve.limits.max-streams): each open
+	// stream holds a goroutine and its transport's buffers, and HTTP/2 lets one
+	// connection open many, so max-connections does not bound them. A further
+	// stream is refused with resource_exhausted.
+	MaxStreams int
+	// StreamIdle is how long a StreamRanges call may wait for its client to read
+	// (cosid.serve.limits.stream-idle): a stream whose next range the transport
+	// has not taken for that long, its flow-control window full, is cut.
+	StreamIdle time.Duration
 }
 
 // The settings of Limits, as the refusals name them.
@@ -31,13 +41,16 @@ const (
 	settingMaxReserve  = "cosid.serve.limits.max-reserve"
 	settingMaxSlots    = "cosid.serve.limits.max-slots"
 	settingMaxLeaseTTL = "cosid.serve.limits.max-lease-ttl"
+	settingMaxStreams  = "cosid.serve.limits.max-streams"
+	settingStreamIdle  = "cosid.serve.limits.stream-idle"
 )
 
 // DefaultLimits returns the limits of a Server without WithLimits: reserves of up to
 // 2^20 values, namespaces of up to 2^16 slots (a 4.x machineBit of 16), leases of up
-// to 10 minutes.
+// to 10 minutes, 256 open streams, each cut after 30 seconds without a read.
 func DefaultLimits() Limits {
-	return Limits{MaxReserve: 1 << 20, MaxSlots: 1 << 16, MaxLeaseTTL: 10 * time.Minute}
+	return Limits{MaxReserve: 1 << 20, MaxSlots: 1 << 16, MaxLeaseTTL: 10 * time.Minute,
+		MaxStreams: 256, StreamIdle: 30 * time.Second}
 }
 
 // WithLimits sets the caps of the network routes; zero fields keep their defaults.
@@ -57,6 +70,12 @@ func (l Limits) withDefaults() Limits {
 	l.MaxSlots = min(l.MaxSlots, store.MaxSlots)
 	if l.MaxLeaseTTL <= 0 {
 		l.MaxLeaseTTL = d.MaxLeaseTTL
+	}
+	if l.MaxStreams <= 0 {
+		l.MaxStreams = d.MaxStreams
+	}
+	if l.StreamIdle <= 0 {
+		l.StreamIdle = d.StreamIdle
 	}
 	return l
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	cosidv1 "github.com/cosid-go/cosid/proto/cosid/v1"
 	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
@@ -35,5 +37,30 @@ func TestRange_NamesItsStoresIdentity(t *testing.T) {
 	resp, err := client.NextRange(t.Context(), connect.NewRequest(&cosidv1.NextRangeRequest{Name: "order", Count: 5}))
 	if err != nil || resp.Header().Get(wire.HeaderStoreID) != want {
 		t.Errorf("NextRange = %v, header %q; want %q", err, resp.Header().Get(wire.HeaderStoreID), want)
+	}
+}
+
+// TestGRPC_NextRange_NamesItsStoresIdentity checks that grpc-go's listener answers
+// NextRange with the identity of its generator's store in the header metadata
+// cosid-store-id, as the Connect handler does: a gRPC client of several servers
+// checks with it that every range came from one store.
+func TestGRPC_NextRange_NamesItsStoresIdentity(t *testing.T) {
+	rt := openRuntime(t)
+	st, err := rt.Store(t.Context(), "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := st.(store.Identifier).StoreID(t.Context())
+	if err != nil || want == "" {
+		t.Fatalf("StoreID = %q, %v", want, err)
+	}
+	conn := dialGRPC(t, serveGRPC(t, mustNew(t, rt)))
+	var (
+		res    cosidv1.NextRangeResponse
+		header metadata.MD
+	)
+	err = conn.Invoke(t.Context(), cosidv1connect.IdServiceNextRangeProcedure, &cosidv1.NextRangeRequest{Name: "order", Count: 5}, &res, grpc.Header(&header))
+	if got := header.Get(wire.HeaderStoreID); err != nil || len(got) != 1 || got[0] != want {
+		t.Errorf("NextRange = %v, header %s %q; want %q", err, wire.HeaderStoreID, got, want)
 	}
 }

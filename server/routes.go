@@ -285,8 +285,11 @@ func (s *Server) rpcPolicy(rt route) http.HandlerFunc {
 		if rt.role == RoleStore {
 			s.setStoreID(w, r)
 		}
+		if rt.role == RoleIDs {
+			r = r.WithContext(s.withCaller(r.Context(), r.RemoteAddr))
+		}
 		if strings.HasSuffix(r.URL.Path, "/StreamRanges") {
-			w = &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+			w = &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: s.caps().StreamIdle}
 		}
 		if err := rt.serve(s, w, r); err != nil {
 			s.fail(w, r, err)

@@ -61,13 +61,16 @@ type Server struct {
 	compat4x  bool   // serve the 4.x segment and machine API (WithCompat4x)
 	created4x keySet // the 4.x segment keys this server made or found
 	machines  machines4x
-	h2c       bool // serve HTTP/2 without TLS (WithH2C)
+	h2c       bool         // serve HTTP/2 without TLS (WithH2C)
+	streams   atomic.Int64 // the StreamRanges calls open: openStream
 
 	storeIDs   sync.Map   // the identities of the generators' stores, by store name: generatorStoreID
 	leaf       leafConfig // WithLeaf
 	leafKeys   keySet     // the Leaf biz_tags found in the store
 	tinyid     string     // WithTinyid
 	tinyidKeys keySet     // the tinyid bizTypes found in the store
+
+	rate *rateLimiter // the rate of each caller's ids (WithRateLimit); nil: none
 }
 
 // Option configures a Server.
@@ -165,6 +168,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          newErrorLog(s.logger, time.Now),
 		Protocols:         s.protocols(),
+		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: maxStreams},
 	}
 }
 

@@ -74,6 +74,9 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request, name string) error
 	if err != nil {
 		return err
 	}
+	if err := s.charge(r, src, n); err != nil {
+		return err
+	}
 	pooled := buffers.Get().(*[]byte)
 	iw := idWriter{buf: (*pooled)[:0], asJSON: wantsJSON(r)}
 	ct := contentText
@@ -107,6 +110,9 @@ func (s *Server) nextRange(w http.ResponseWriter, r *http.Request) error {
 	}
 	g, src, err := s.lookup(r.PathValue("name"), key)
 	if err != nil {
+		return err
+	}
+	if err := s.charge(r, src, n); err != nil {
 		return err
 	}
 	rg, err := takeRange(r.Context(), g, src, n)

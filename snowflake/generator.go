@@ -211,6 +211,9 @@ func newGenerator(machine int, l Layout, opts []Option) (*Generator, error) {
 // keeps a state file (WithStateFile), as a leased slot (New) keeps the last time in
 // its Floor.
 func NewFixed(machine int, l Layout, opts ...Option) (*Generator, error) {
+	if buildOptions(opts).base != 0 {
+		return nil, fmt.Errorf("snowflake: %w: WithMachineBase is of a leased machine (New); NewFixed takes the machine itself", store.ErrInvalidArgument)
+	}
 	g, err := newGenerator(machine, l, opts)
 	if err != nil {
 		return nil, err
@@ -234,8 +237,9 @@ func (g *Generator) start() {
 	}
 }
 
-// Machine returns the generator's machine: its slot, for a generator made by New.
-func (g *Generator) Machine() int { return g.slot }
+// Machine returns the generator's machine: for a generator made by New, its slot
+// plus the base of WithMachineBase.
+func (g *Generator) Machine() int { return g.o.base + g.slot }
 
 // Layout returns the generator's layout, to take its ids apart.
 func (g *Generator) Layout() Layout { return g.layout }

@@ -124,7 +124,7 @@ func (g *Generator) useLease(ctx context.Context, leases store.SlotLeaseStore, r
 	if err := g.checkSkew(true); err != nil {
 		return err
 	}
-	g.machine = int64(lease.Slot) << g.seqBits
+	g.machine = int64(g.o.base+lease.Slot) << g.seqBits
 	floor := max(g.ceilTick(lease.Floor), 0)
 	if plantIgnoreFloor {
 		floor = 0

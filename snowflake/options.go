@@ -17,6 +17,7 @@ type options struct {
 	namespace string
 	ownerKey  string
 	limit     int // 0: 2^MachineBits
+	base      int // WithMachineBase: slot s is machine base + s
 	tolerance time.Duration
 	ttl       time.Duration
 	now       func() time.Time // nil: time.Now, read by the clock goroutine
@@ -68,6 +69,9 @@ func (o *options) check(l Layout) error {
 		return fmt.Errorf("snowflake: %w: clock thresholds spin %v and broken %v, want 0 ≤ spin ≤ broken", store.ErrInvalidArgument, o.spin, o.broken)
 	case o.limit < 0 || o.limit > 1<<min(l.MachineBits, 30):
 		return fmt.Errorf("snowflake: %w: limit %d, want 1–%d (2^MachineBits)", store.ErrInvalidArgument, o.limit, 1<<min(l.MachineBits, 30))
+	case o.base < 0 || o.base > 0 && (o.limit == 0 || o.base+o.limit > 1<<min(l.MachineBits, 30)):
+		return fmt.Errorf("snowflake: %w: machine base %d with limit %d, want base ≥ 0 and a limit with base + limit ≤ %d (2^MachineBits)",
+			store.ErrInvalidArgument, o.base, o.limit, 1<<min(l.MachineBits, 30))
 	}
 	return nil
 }
@@ -105,6 +109,12 @@ func WithOwnerKey(key string) Option { return func(o *options) { o.ownerKey = ke
 // store.MaxSlots when that is less; at most 2^MachineBits). It is fixed at the
 // namespace's first use.
 func WithLimit(n int) Option { return func(o *options) { o.limit = n } }
+
+// WithMachineBase makes the slot s that New leases the machine base + s, so that
+// the machines of its namespace are [base, base + limit): regions that each lease
+// from a store of their own split the machine ids into ranges that do not overlap
+// (docs/regions.md). It needs WithLimit, with base + limit ≤ 2^MachineBits.
+func WithMachineBase(base int) Option { return func(o *options) { o.base = base } }
 
 // WithTolerance sets the clock skew allowed between an instance and the store
 // (default DefaultTolerance). It is fixed at the namespace's first use. A larger

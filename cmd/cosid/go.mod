@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/cosid-go/cosid v0.0.0-00010101000000-000000000000
 	github.com/cosid-go/cosid/metrics v0.0.0-00010101000000-000000000000
+	github.com/cosid-go/cosid/proto v0.0.0-00010101000000-000000000000
 	github.com/cosid-go/cosid/server v0.0.0-00010101000000-000000000000
 	github.com/cosid-go/cosid/store/etcdstore v0.0.0-00010101000000-000000000000
 	github.com/cosid-go/cosid/store/mongostore v0.0.0-00010101000000-000000000000
@@ -33,7 +34,6 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
-	github.com/cosid-go/cosid/proto v0.0.0-00010101000000-000000000000 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
@@ -83,6 +83,7 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
 	modernc.org/libc v1.80.1 // indirect

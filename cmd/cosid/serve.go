@@ -147,11 +147,12 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	opts = append(opts, readiness(rt, cfg)...)
 	if name := cfg.Serve.Store; name != "" {
 		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }),
-			server.WithLimits(server.Limits(cfg.Serve.Limits)))
+			server.WithLimits(server.Limits{MaxReserve: cfg.Serve.Limits.MaxReserve, MaxSlots: cfg.Serve.Limits.MaxSlots, MaxLeaseTTL: cfg.Serve.Limits.MaxLeaseTTL}))
 		if cfg.Serve.Cosid4x {
 			opts = append(opts, server.WithCompat4x())
 		}
 	}
+	opts = append(opts, server.WithRateLimit(server.RateLimit(cfg.Serve.Limits.Rate)))
 	if l := cfg.Serve.Leaf; l.Segment != "" || l.Snowflake != "" {
 		opts = append(opts, server.WithLeaf(l.Segment, l.Snowflake))
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,17 +20,68 @@ import (
 const token = "clients-t0ken"
 
 // client is a range-leasing client of another language: its interpreter, the
-// driver script of testdata and the environment that finds the client's code.
+// driver script of testdata, the environment that finds the client's code, what it
+// needs installed besides its interpreter, and whether it calls the gRPC listener
+// (serve.grpc-addr) rather than the HTTP one.
 type client struct {
 	name, interpreter, driver string
 	env                       func(repo string) []string
+	needs                     func(t *testing.T, repo string)
+	grpc                      bool
 }
 
 var languages = []client{
-	{"Python", "python3", "take.py", func(repo string) []string {
+	{name: "Python", interpreter: "python3", driver: "take.py", env: func(repo string) []string {
 		return []string{"PYTHONPATH=" + filepath.Join(repo, "clients", "python")}
 	}},
-	{"Node", "node", "take.mjs", func(string) []string { return nil }},
+	{name: "Node", interpreter: "node", driver: "take.mjs", needs: nodeModules},
+	// The Node client's protocol "grpc": the same client through connect-node's
+	// gRPC transport, to grpc-go's listener.
+	{name: "NodeGRPC", interpreter: "node", driver: "take.mjs", needs: nodeModules, grpc: true, env: func(string) []string {
+		return []string{"COSID_PROTOCOL=grpc"}
+	}},
+}
+
+// start finds the client's interpreter and what else it needs, and returns the
+// interpreter's path.
+func (c client) start(t *testing.T) string {
+	t.Helper()
+	interp := interpreter(t, c.interpreter)
+	if c.needs != nil {
+		c.needs(t, repoRoot(t))
+	}
+	return interp
+}
+
+// environ is the client's environment for the repository at repo.
+func (c client) environ(repo string) []string {
+	if c.env == nil {
+		return nil
+	}
+	return c.env(repo)
+}
+
+// endpoint is the URL of srv that the client calls: its gRPC listener's or its
+// HTTP one's.
+func (c client) endpoint(srv *server) string {
+	if c.grpc {
+		return srv.grpcURL
+	}
+	return srv.URL
+}
+
+// nodeModules checks that the Node client's packages are installed (npm ci
+// --prefix clients/node): without them the test fails under COSID_TEST_REQUIRE=1
+// and skips otherwise.
+func nodeModules(t *testing.T, repo string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(repo, "clients", "node", "node_modules", "@connectrpc", "connect-node", "package.json")); err == nil {
+		return
+	}
+	if os.Getenv(testenv.Require) == "1" {
+		t.Fatalf("clients/node/node_modules is missing and %s=1: run npm ci --prefix clients/node", testenv.Require)
+	}
+	t.Skip("clients/node/node_modules is missing: run npm ci --prefix clients/node to test the Node client")
 }
 
 // TestRangeClient_ServerKilledMidRun_NoIDTwice runs two clients of each language at
@@ -41,14 +93,15 @@ func TestRangeClient_ServerKilledMidRun_NoIDTwice(t *testing.T) {
 	dsn := testenv.Server(t, testenv.Postgres)
 	for _, lang := range languages {
 		t.Run(lang.name, func(t *testing.T) {
-			interp := interpreter(t, lang.interpreter)
+			interp := lang.start(t)
 			ns := fmt.Sprintf("clients_%s_%d_%d", strings.ToLower(lang.name), os.Getpid(), time.Now().UnixNano())
 			a := startServe(t, ns, dsn)
 			b := startServe(t, ns, dsn)
 			const first, then = 300, 700
+			urlA, urlB := lang.endpoint(a), lang.endpoint(b)
 			drivers := []*driver{
-				startDriver(t, lang, interp, []string{a.URL, b.URL}, first, then),
-				startDriver(t, lang, interp, []string{b.URL, a.URL}, first, then),
+				startDriver(t, lang, interp, []string{urlA, urlB}, first, then),
+				startDriver(t, lang, interp, []string{urlB, urlA}, first, then),
 			}
 			for _, d := range drivers {
 				d.waitFor(t, "pause")
@@ -80,9 +133,9 @@ func TestRangeClient_ServerKilledMidRun_NoIDTwice(t *testing.T) {
 func TestRangeClient_RefusesBadOptions(t *testing.T) {
 	for _, lang := range languages {
 		t.Run(lang.name, func(t *testing.T) {
-			interp := interpreter(t, lang.interpreter)
+			interp := lang.start(t)
 			cmd := exec.CommandContext(t.Context(), interp, filepath.Join("testdata", lang.driver))
-			cmd.Env = append(append(os.Environ(), lang.env(repoRoot(t))...), "COSID_URLS=http://127.0.0.1:9", "COSID_SIZE=10001")
+			cmd.Env = append(append(os.Environ(), lang.environ(repoRoot(t))...), "COSID_URLS=http://127.0.0.1:9", "COSID_SIZE=10001")
 			out, err := cmd.CombinedOutput()
 			if err == nil || !strings.Contains(string(out), "size 10001") || !strings.Contains(string(out), "10000") {
 				t.Errorf("size 10001: %v\n%s\nwant a failure naming the size and the cap", err, out)
@@ -97,7 +150,7 @@ func TestRangeClient_NoServerAnswers(t *testing.T) {
 	down := []string{"http://" + testenv.ClosedAddr(t), "http://" + testenv.ClosedAddr(t)}
 	for _, lang := range languages {
 		t.Run(lang.name, func(t *testing.T) {
-			d := startDriver(t, lang, interpreter(t, lang.interpreter), down, 1, 0)
+			d := startDriver(t, lang, lang.start(t), down, 1, 0)
 			lines := d.rest(t)
 			if len(lines) != 1 || !strings.HasPrefix(lines[0], "error ") || !strings.Contains(lines[0], "no server answered") ||
 				!strings.Contains(lines[0], down[0]) || !strings.Contains(lines[0], down[1]) {
@@ -117,19 +170,20 @@ func TestRangeClient_TwoStoresNeverMixed(t *testing.T) {
 	dsn := testenv.Server(t, testenv.Postgres)
 	for _, lang := range languages {
 		t.Run(lang.name, func(t *testing.T) {
-			interp := interpreter(t, lang.interpreter)
+			interp := lang.start(t)
 			ns := fmt.Sprintf("clients_%s_%d_%d", strings.ToLower(lang.name), os.Getpid(), time.Now().UnixNano())
 			a := startServe(t, ns, dsn)
 			b := startServeOn(t, ns, "{ type: sql, driver: sqlite, dsn: cosid.db, options: { initSchema: true } }")
+			urlA, urlB := lang.endpoint(a), lang.endpoint(b)
 			storeA := storeIDOf(t, a.URL)
 			if storeB := storeIDOf(t, b.URL); storeA == "" || storeA == storeB {
 				t.Fatalf("the stores' identities are %q and %q; want two", storeA, storeB)
 			}
-			d := startDriver(t, lang, interp, []string{a.URL, b.URL}, 100, 400)
+			d := startDriver(t, lang, interp, []string{urlA, urlB}, 100, 400)
 			d.waitFor(t, "pause")
 			a.Kill(t)
 			lines := d.rest(t)
-			if len(lines) != 1 || !strings.HasPrefix(lines[0], "error ") || !strings.Contains(lines[0], b.URL+": refused: its store is") ||
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "error ") || !strings.Contains(lines[0], urlB+": refused: its store is") ||
 				!strings.Contains(lines[0], storeA) {
 				t.Errorf("after A was killed the client printed %q; want one error refusing B's store, naming A's %q", lines, storeA)
 			}
@@ -144,7 +198,7 @@ func TestRangeClient_TwoStoresNeverMixed(t *testing.T) {
 				t.Errorf("%d ids handed out; want the 100 before the kill and those of A's ranges at hand, not all 500", len(d.ids))
 			}
 
-			restarted := startDriverEnv(t, lang, interp, []string{b.URL}, 1, 0, "COSID_STORE_ID="+storeA)
+			restarted := startDriverEnv(t, lang, interp, []string{urlB}, 1, 0, "COSID_STORE_ID="+storeA)
 			lines = restarted.rest(t)
 			if len(restarted.ids) != 0 || len(lines) != 1 || !strings.Contains(lines[0], "refused: its store is") {
 				t.Errorf("a client pinned to A's store, with only B up, printed ids %v and %q; want no id and the refusal", restarted.ids, lines)
@@ -213,7 +267,7 @@ func startDriver(t *testing.T, lang client, interp string, urls []string, first,
 func startDriverEnv(t *testing.T, lang client, interp string, urls []string, first, then int, env ...string) *driver {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), interp, filepath.Join("testdata", lang.driver))
-	cmd.Env = append(append(append(os.Environ(), lang.env(repoRoot(t))...),
+	cmd.Env = append(append(append(os.Environ(), lang.environ(repoRoot(t))...),
 		"COSID_URLS="+strings.Join(urls, ","), "COSID_TOKEN="+token, "COSID_SIZE=50", "COSID_TIMEOUT=5",
 		"COSID_FIRST="+strconv.Itoa(first), "COSID_THEN="+strconv.Itoa(then)), env...)
 	cmd.Stderr = &prefixWriter{t: t, prefix: lang.name + " stderr: "}
@@ -311,17 +365,25 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// startServe runs cosid serve on a loopback port with generator order on the
-// PostgreSQL store at dsn in namespace ns, behind token, and returns it once it
-// listens.
-func startServe(t *testing.T, ns, dsn string) *testenv.Serve {
+// server is a cosid serve of a test and the URL of its gRPC listener.
+type server struct {
+	*testenv.Serve
+	grpcURL string
+}
+
+var grpcListening = regexp.MustCompile(`grpc-addr=(\S+)`)
+
+// startServe runs cosid serve on a loopback port (and a gRPC listener on another)
+// with generator order on the PostgreSQL store at dsn in namespace ns, behind token,
+// and returns it once it listens.
+func startServe(t *testing.T, ns, dsn string) *server {
 	t.Helper()
 	return startServeOn(t, ns, fmt.Sprintf("{ type: sql, driver: pgx, dsn: %q, options: { initSchema: true } }", dsn))
 }
 
 // startServeOn is startServe on the store of the YAML db, a SQLite file of the
 // server's own directory when it names cosid.db.
-func startServeOn(t *testing.T, ns, db string) *testenv.Serve {
+func startServeOn(t *testing.T, ns, db string) *server {
 	t.Helper()
 	dir := t.TempDir()
 	config := fmt.Sprintf(`
@@ -338,9 +400,14 @@ cosid:
 	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(testenv.Cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--token-file", "token")
+	cmd := exec.Command(testenv.Cosid(t), "serve", "--config", "cosid.yaml", "--addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--token-file", "token")
 	cmd.Dir = dir
-	return testenv.StartServe(t, cmd)
+	srv := testenv.StartServe(t, cmd)
+	m := grpcListening.FindStringSubmatch(srv.Log())
+	if m == nil {
+		t.Fatalf("cosid serve logged no grpc-addr:\n%s", srv.Log())
+	}
+	return &server{Serve: srv, grpcURL: "http://" + m[1]}
 }
 
 func TestMain(m *testing.M) {

@@ -13,8 +13,8 @@
 // broke after the request went out: the server may hang, as a stopped process whose
 // kernel still accepts connections does) sends the next calls to the next server;
 // its outcome is unknown, so a Renew or Release, which would act on a lease twice, is
-// not sent again, while a Reserve or Acquire is sent once more, to the next server:
-// whatever the first server may have reserved is only a gap (S4), and a slot it may
+// not sent again, while a Reserve or Acquire goes on to the servers it has not tried,
+// each once: whatever a server may have reserved is only a gap (S4), and a slot it may
 // have leased expires. So that a hung server leaves time for that, with several
 // servers a Reserve or Acquire gives each server its share of the timeout. With one
 // server, a call that did not reach it is tried once more.

@@ -178,9 +178,9 @@ func (s *Store) call(ctx context.Context, path string, in, out any) error {
 // try runs send on the servers in turn, from the one that last answered, until one
 // is reached (see the package's doc): each server once, or one server twice. A
 // call that reached a server but got no answer (a timeout, a broken connection)
-// sends the next calls to the next server; with again, it is also sent once more,
-// to the next server, and each server of the first pass gets its share of what is
-// left of ctx, so that a server that hangs leaves time for the next. It returns the
+// sends the next calls to the next server; with again, it also goes on to the
+// servers it has not tried, and each server gets its share of what is left of ctx,
+// so that a server that hangs leaves time for the next. It returns the
 // error of the server reached, or the errors of all, joined.
 func (s *Store) try(ctx context.Context, again bool, send func(ctx context.Context, base string) error) error {
 	if s.closed.Load() {
@@ -189,7 +189,6 @@ func (s *Store) try(ctx context.Context, again bool, send func(ctx context.Conte
 	n := len(s.bases)
 	first := int(s.pref.Load())
 	var errs []error
-	retried := false
 	for attempt := range max(n, 2) {
 		i := (first + attempt) % n
 		actx, cancel := ctx, context.CancelFunc(func() {})
@@ -199,11 +198,12 @@ func (s *Store) try(ctx context.Context, again bool, send func(ctx context.Conte
 		var w watch
 		err := send(httptrace.WithClientTrace(actx, w.trace()), s.bases[i])
 		cancel()
-		if err != nil && n > 1 && noAnswer(err) && !w.unreached(err) {
-			// The server may hang: the next calls start at the next one.
+		if err != nil && n > 1 && noAnswer(err) && !w.unreached(err) && !plantStick {
+			// The server may hang: the next calls start at the next one, and a call
+			// that may be made again goes on to the servers it has not tried, each
+			// once: two hung servers out of three still leave the third its share.
 			s.pref.CompareAndSwap(int32(first), int32((i+1)%n))
-			if again && !retried && ctx.Err() == nil {
-				retried = true
+			if again && attempt < n-1 && ctx.Err() == nil {
 				errs = append(errs, err)
 				continue
 			}

@@ -28,3 +28,11 @@ func TestSlotLeaseStoreContract_RealClock(t *testing.T) {
 	shared := memstore.New()
 	storetest.RunSlotLeaseStore(t, func(t *testing.T) store.SlotLeaseStore { return shared.Sibling() }, storetest.WithSlotRows(shared.SlotRecords))
 }
+
+// TestStore_GiveBacker asserts that memstore.Store is a store.GiveBacker, so that the
+// kit runs its S7 cases instead of skipping them.
+func TestStore_GiveBacker(t *testing.T) {
+	if _, ok := any(memstore.New()).(store.GiveBacker); !ok {
+		t.Fatal("memstore.Store implements no store.GiveBacker")
+	}
+}

@@ -53,3 +53,26 @@ func (s *Store) Seal(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+var _ store.GiveBacker = (*Store)(nil)
+
+// GiveBack implements store.GiveBacker: under the lock that Reserve takes, it lowers
+// key's next value to tail.Start when it still equals tail.End and the key is not
+// sealed.
+func (s *Store) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := s.check(ctx); err != nil {
+		return false, err
+	}
+	if err := storekit.CheckGiveBack(key, tail); err != nil {
+		return false, fmt.Errorf("memstore: give back: %w", err)
+	}
+	d := s.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	row := d.ranges[key]
+	if row == nil || row.sealed || row.next != tail.End {
+		return false, nil
+	}
+	row.next = tail.Start
+	return true, nil
+}

@@ -10,6 +10,9 @@ import (
 	"github.com/cosid-go/cosid/store/storetest"
 )
 
+// The kit runs its S7 cases only on a store.GiveBacker.
+var _ store.GiveBacker = (*redisstore.Store)(nil)
+
 // TestRangeStoreKit runs the store test kit on the durable server, and on the
 // volatile one accepted with WithVolatileServer; every store the kit opens has a
 // client of its own, as a second process would.

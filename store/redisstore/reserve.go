@@ -67,6 +67,27 @@ func parseReserve(reply any, size int64) (store.Range, error) {
 	return store.Range{}, fmt.Errorf("the script answered %v (%T), want a value a reservation of %d can end at, -1 or -2", reply, reply, size)
 }
 
+var _ store.GiveBacker = (*Store)(nil)
+
+// GiveBack implements store.GiveBacker: one script, one round trip, that lowers the
+// key's next value to tail.Start when it is tail.End and the key is not sealed.
+func (s *Store) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := storekit.CheckGiveBack(key, tail); err != nil {
+		return false, fmt.Errorf("%s: give back: %w", s.name, err)
+	}
+	ctx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return false, s.fail("give back", key, err)
+	}
+	defer cancel()
+	n, err := s.run(ctx, giveBackScript, []string{rangeKey(s.prefix, key)},
+		strconv.FormatInt(tail.Start, 10), strconv.FormatInt(tail.End, 10)).Int64()
+	if err != nil {
+		return false, s.fail("give back", key, err)
+	}
+	return n == 1, nil
+}
+
 // Seal implements store.RangeStore: it sets the sealed field of the key's hash, one
 // command, which the reserve script checks first.
 func (s *Store) Seal(ctx context.Context, key string) error {

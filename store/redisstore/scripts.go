@@ -30,6 +30,17 @@ if r < 9007199254740992 then return r end
 return redis.call('HGET', KEYS[1], 'next')
 `)
 
+// giveBackScript: KEYS[1] the range hash; ARGV[1] the tail's start, ARGV[2] its end,
+// both as decimal text. It sets next to the start only when next is the end, compared
+// as text (HINCRBY and HSET keep the decimal form, which strconv writes too), so no
+// value passes through a double; 1 when it did, 0 for a sealed, missing or moved key.
+var giveBackScript = redis.NewScript(`
+local v = redis.call('HMGET', KEYS[1], 'next', 'sealed')
+if v[2] or v[1] ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'next', ARGV[1])
+return 1
+`)
+
 // leasePrelude starts every lease script: KEYS are meta, slots and the others of
 // nsKeys in order; ARGV[1] is the test clock's offset in ms ("0" outside tests). now
 // is the store clock, Redis TIME, in epoch ms.

@@ -66,6 +66,16 @@ type Ranges interface {
 	Seal(ctx context.Context, q Querier, key string) error
 }
 
+// GiveBackRanges is implemented by a dialect's Ranges that take back the unused tail
+// of a range (store.GiveBacker, S7). Every built-in dialect's does; a Store on a
+// dialect whose Ranges does not fails its GiveBack with errors.ErrUnsupported.
+type GiveBackRanges interface {
+	// GiveBack sets key's next value to start in one statement, only when it is end
+	// and the key is not sealed, and reports whether it changed the row. The store
+	// calls it only with 0 ≤ start < end.
+	GiveBack(ctx context.Context, q Querier, key string, start, end int64) (bool, error)
+}
+
 // Querier runs statements: a *sql.DB, *sql.Conn or *sql.Tx. The store passes one
 // that caches prepared statements, so that a statement with arguments is one round
 // trip with every driver.

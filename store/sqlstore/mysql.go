@@ -47,6 +47,8 @@ func (mysqlDialect) Ranges(t Tables) Ranges {
 		read:   "select next_value, sealed from " + r + " where range_key = ?",
 		insert: "insert into " + r + " (range_key, next_value, sealed) values (?, ?, false)",
 		seal:   "insert into " + r + " (range_key, next_value, sealed) values (?, 0, true) on duplicate key update sealed = true",
+		giveBack: "update " + r + " set next_value = ?" +
+			" where range_key = ? and next_value = ? and not sealed",
 	}
 }
 
@@ -103,7 +105,7 @@ func mysqlErrorNumber(err error) int {
 	return 0
 }
 
-type mysqlRanges struct{ reserve, advance, read, insert, seal string }
+type mysqlRanges struct{ reserve, advance, read, insert, seal, giveBack string }
 
 // Reserve reads the new value from the statement's own result, never from a later
 // select last_insert_id(): that could run on another pooled connection.
@@ -135,6 +137,13 @@ func (m mysqlRanges) Insert(ctx context.Context, q Querier, key string, next int
 func (m mysqlRanges) Seal(ctx context.Context, q Querier, key string) error {
 	_, err := q.ExecContext(ctx, m.seal, key)
 	return err
+}
+
+// GiveBack's statement changes the value whenever it matches (start < end), so the
+// rows the driver reports are the rows matched, whether or not the DSN sets
+// clientFoundRows.
+func (m mysqlRanges) GiveBack(ctx context.Context, q Querier, key string, start, end int64) (bool, error) {
+	return execOne(ctx, q, m.giveBack, start, key, end)
 }
 
 func (mysqlDialect) addColumn(table, def string) string {

@@ -10,9 +10,9 @@ import (
 // that every statement of a method takes the same arguments in the same order:
 //
 //	reserve (key, size, created)   advance (key, size)   read (key)
-//	insert  (key, next)            seal    (key)
+//	insert  (key, next)            seal    (key)          giveBack (key, start, end)
 type numbered struct {
-	reserve, advance, read, insert, seal string
+	reserve, advance, read, insert, seal, giveBack string
 	// keyArg is the key as the driver is to send it; nil sends the string.
 	keyArg func(string) any
 }
@@ -71,6 +71,10 @@ func (n numbered) Insert(ctx context.Context, q Querier, key string, next int64)
 func (n numbered) Seal(ctx context.Context, q Querier, key string) error {
 	_, err := q.ExecContext(ctx, n.seal, n.key(key))
 	return err
+}
+
+func (n numbered) GiveBack(ctx context.Context, q Querier, key string, start, end int64) (bool, error) {
+	return execOne(ctx, q, n.giveBack, n.key(key), start, end)
 }
 
 // execOne runs an update and reports whether it changed a row.

@@ -36,6 +36,8 @@ func (postgresDialect) Ranges(t Tables) Ranges {
 		insert: "insert into " + r + " (range_key, next_value, sealed) values ($1::varchar, $2::bigint, false)",
 		seal: "insert into " + r + " as t (range_key, next_value, sealed) values ($1::varchar, 0, true)" +
 			" on conflict (range_key) do update set sealed = true",
+		giveBack: "update " + r + " set next_value = $2::bigint" +
+			" where range_key = $1::varchar and next_value = $3::bigint and not sealed",
 	}
 }
 

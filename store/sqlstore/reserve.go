@@ -111,6 +111,32 @@ func (s *Store) reserveInTx(ctx context.Context, key string, size, initialOffset
 	})
 }
 
+var _ store.GiveBacker = (*Store)(nil)
+
+// GiveBack implements store.GiveBacker: one statement that lowers the key's next
+// value to tail.Start where it is tail.End and the key is not sealed; the rows it
+// changed are the answer. A dialect whose Ranges is no GiveBackRanges fails it with
+// errors.ErrUnsupported.
+func (s *Store) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := storekit.CheckGiveBack(key, tail); err != nil {
+		return false, fmt.Errorf("%s: give back: %w", s.name, err)
+	}
+	g, ok := s.ranges.(GiveBackRanges)
+	if !ok {
+		return false, fmt.Errorf("%s: give back %q: dialect %s takes no give-back: %w", s.name, key, s.dialect.Name(), errors.ErrUnsupported)
+	}
+	ctx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return false, s.fail(ctx, "give back", key, err)
+	}
+	defer cancel()
+	lowered, err := g.GiveBack(ctx, s.q, key, tail.Start, tail.End)
+	if err != nil {
+		return false, s.fail(ctx, "give back", key, err)
+	}
+	return lowered, nil
+}
+
 // Seal implements store.RangeStore: one statement that marks the key sealed, creating
 // it sealed when it does not exist.
 func (s *Store) Seal(ctx context.Context, key string) error {

@@ -34,6 +34,8 @@ func (sqliteDialect) Ranges(t Tables) Ranges {
 		read:   "select next_value, sealed from " + r + " where range_key = ?1",
 		insert: "insert into " + r + " (range_key, next_value, sealed) values (?1, ?2, 0)",
 		seal:   "insert into " + r + " (range_key, next_value, sealed) values (?1, 0, 1) on conflict (range_key) do update set sealed = 1",
+		giveBack: "update " + r + " set next_value = ?2" +
+			" where range_key = ?1 and next_value = ?3 and not sealed",
 	}
 }
 

@@ -42,6 +42,8 @@ func (sqlserverDialect) Ranges(t Tables) Ranges {
 			" using (select @p1 as range_key) as s on t.range_key = s.range_key" +
 			" when matched then update set t.sealed = 1" +
 			" when not matched then insert (range_key, next_value, sealed) values (@p1, 0, 1);",
+		giveBack: "update " + r + " set next_value = @p2" +
+			" where range_key = @p1 and next_value = @p3 and sealed = 0",
 		keyArg: func(k string) any { return []byte(k) },
 	}
 }

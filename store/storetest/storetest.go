@@ -1,7 +1,7 @@
 // Package storetest is the test kit every CosId store must pass, the way testing/fstest
 // checks a file system: RunRangeStore checks the range invariants S1–S6 of
-// store.RangeStore, and RunSlotLeaseStore the slot invariants L1–L7 of
-// store.SlotLeaseStore, each in a subtest named after it, under concurrency and across
+// store.RangeStore (and S7 when the store is a store.GiveBacker), and
+// RunSlotLeaseStore the slot invariants L1–L7 of store.SlotLeaseStore, each in a subtest named after it, under concurrency and across
 // two store instances on one backend. RunRangeStore checks, in StoreID, that a
 // store.Identifier answers one identity per backend. Both check, in their subtest Closed, that a
 // closed store fails its calls with an error wrapping store.ErrClosed.
@@ -76,6 +76,7 @@ func RunRangeStore(t *testing.T, open func(t *testing.T) store.RangeStore) {
 	t.Run("S5_Exhausted", k.s5Exhausted)
 	t.Run("S6_SealedNeverRecreated", k.s6SealedNeverRecreated)
 	t.Run("S6_SealDuringReserves", k.s6SealDuringReserves)
+	k.runGiveBack(t)
 	t.Run("StoreID", k.storeID)
 }
 

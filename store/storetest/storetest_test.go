@@ -68,6 +68,27 @@ func (s *flawedStore) Seal(ctx context.Context, key string) error {
 	return nil
 }
 
+func (s *flawedStore) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := storekit.CheckGiveBack(key, tail); err != nil {
+		return false, err
+	}
+	if err := s.check(ctx); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next, ok := s.next[key]
+	switch {
+	case s.flaw == "gives-back-creating" && !ok:
+	case !ok, s.seal[key] && s.flaw != "gives-back-sealed":
+		return false, nil
+	case next != tail.End && s.flaw != "gives-back-without-compare":
+		return false, nil
+	}
+	s.next[key] = tail.Start
+	return true, nil
+}
+
 func (s *flawedStore) Close() error {
 	s.closed.Store(s.flaw != "serves-after-close")
 	return nil
@@ -107,6 +128,11 @@ func TestKit_FindsFlaws(t *testing.T) {
 		{"ignores-offset", "S2_FirstRangeAtOffset"},
 		{"wraps-around", "S5_Exhausted"},
 		{"forgets-seal", "S6_SealedNeverRecreated"},
+		{"gives-back-without-compare", "S7_NotAfterAnotherReserve"},
+		{"gives-back-without-compare", "S7_NeverBelow"},
+		{"gives-back-without-compare", "S7_RacingReservesNoDuplicates"},
+		{"gives-back-sealed", "S7_SealedKeyUnchanged"},
+		{"gives-back-creating", "S7_MissingKeyUnchanged"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.flaw+"/"+tc.failing, func(t *testing.T) {

@@ -1,24 +1,34 @@
 // A client of cosid serve that hands out ids from ranges it leases, refilled ahead.
 //
-// A Client takes a range of a generator's ids with one call of the Connect API
-// (cosid.v1.IdService/NextRange, its JSON protocol over the built-in fetch), hands
-// them out locally, and takes the next range before the current one runs out, as
-// tinyid's client does. With several URLs it fails over: a server that refuses the
-// connection, times out or answers unavailable is left for the next, and the call is
-// asked again there (a range a failed call may have taken is only a gap, never a
-// duplicate). Node 18 or later, no packages.
+// A Client takes a range of a generator's ids with one call of IdService.NextRange,
+// through the client that protoc-gen-es generated from proto/cosid/v1 (src/gen) on a
+// transport of @connectrpc/connect-node, hands the ids out locally, and takes the
+// next range before the current one runs out, as tinyid's client does. With several
+// URLs it fails over: a server that refuses the connection, times out or answers
+// unavailable is left for the next, and the call is asked again there (a range a
+// failed call may have taken is only a gap, never a duplicate).
+
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
+import { Http2SessionManager, createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { ErrorInfoSchema, IdService } from "./gen/cosid/v1/ids_pb.js";
 
 const MAX_SIZE = 10_000; // the server's cap on a range
 
+// The header in which every range answer names the identity of its store
+// (store/httpstore/wire.HeaderStoreID).
+const STORE_ID_HEADER = "cosid-store-id";
+
 // CosIdError is an error of cosid serve or of reaching it: code is the Connect code
-// ("unavailable", "not_found", ...), status the HTTP status (0 when no server
-// answered), url the server that gave it.
+// ("unavailable", "not_found", ...; "" when no server answered), cosidCode the code
+// of cosid serve's ErrorInfo detail ("unknown_generator", "sealed", ...), url the
+// server that gave it.
 export class CosIdError extends Error {
-  constructor(message, { code = "", status = 0, url = "" } = {}) {
-    super(message);
+  constructor(message, { code = "", cosidCode = "", url = "", cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "CosIdError";
     this.code = code;
-    this.status = status;
+    this.cosidCode = cosidCode;
     this.url = url;
   }
 }
@@ -26,8 +36,31 @@ export class CosIdError extends Error {
 // A failure of one server that the next server may not have.
 class Retry extends Error {}
 
-// Connect codes that another server may not give.
-const retryable = new Set(["unavailable", "deadline_exceeded", "unknown", "internal", "aborted"]);
+// Codes that another server may not give: it is down, slow, or older than this
+// client (unimplemented). The client cancels no call itself, so canceled is a
+// connection that its server closed: an HTTP/2 stream reset as the server goes.
+const retryable = new Set([
+  Code.Canceled,
+  Code.Unavailable,
+  Code.DeadlineExceeded,
+  Code.Unknown,
+  Code.Internal,
+  Code.Aborted,
+  Code.Unimplemented,
+  Code.DataLoss,
+]);
+
+// The transports of the option protocol. Connect goes over HTTP/1.1: cosid serve's
+// HTTP listener speaks HTTP/2 only over TLS or with serve.h2c on, and HTTP/1.1
+// always. gRPC needs HTTP/2, which the gRPC listener (serve.grpc-addr) speaks without
+// TLS too; its connection is the client's own, closed by close().
+const protocols = {
+  connect: (baseUrl, interceptors) => ({ transport: createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }) }),
+  grpc: (baseUrl, interceptors) => {
+    const sessionManager = new Http2SessionManager(baseUrl);
+    return { transport: createGrpcTransport({ baseUrl, httpVersion: "2", sessionManager, interceptors }), sessionManager };
+  },
+};
 
 // Client hands out the ids of one generator (and key) from leased ranges. Ids are
 // BigInts: they pass 2^53. Ids of one Client are unique, and unique across every
@@ -41,19 +74,19 @@ const retryable = new Set(["unavailable", "deadline_exceeded", "unknown", "inter
 // call; default 5,000), storeId (the identity of the store the servers must share,
 // which every range answer names in its header Cosid-Store-Id: a range of a server
 // that names another is refused, never handed out; without it the client pins the
-// first identity it sees, so one client never mixes two stores).
+// first identity it sees, so one client never mixes two stores), protocol ("connect",
+// the default, to the HTTP listener; "grpc" to the gRPC listener of serve.grpc-addr).
 export class Client {
-  #urls; #body; #token; #size; #low; #timeoutMs; #storeId;
+  #servers; #request; #size; #low; #timeoutMs; #storeId;
   #server = 0;
   #next = 0n;
   #end = 0n;
   #ahead = null; // a Promise of the range taken ahead, {start, end}
   #closed = false;
 
-  constructor({ urls, generator, key = "", token = "", size = 1000, refillAt = 0.3, timeoutMs = 5000, storeId = "" } = {}) {
-    const list = typeof urls === "string" ? [urls] : Array.isArray(urls) ? urls : [];
-    this.#urls = list.map((u) => String(u).replace(/\/+$/, ""));
-    if (this.#urls.length === 0 || !this.#urls.every((u) => /^https?:\/\//.test(u))) {
+  constructor({ urls, generator, key = "", token = "", size = 1000, refillAt = 0.3, timeoutMs = 5000, storeId = "", protocol = "connect" } = {}) {
+    const list = (typeof urls === "string" ? [urls] : Array.isArray(urls) ? urls : []).map((u) => String(u).replace(/\/+$/, ""));
+    if (list.length === 0 || !list.every((u) => /^https?:\/\//.test(u))) {
       throw new TypeError(`urls ${JSON.stringify(urls)}: want one or more http:// or https:// URLs`);
     }
     if (!generator) throw new TypeError("generator is empty: want a segment generator's name");
@@ -62,8 +95,15 @@ export class Client {
     }
     if (!(refillAt > 0 && refillAt < 1)) throw new RangeError(`refillAt ${refillAt}: want a share above 0 and below 1`);
     if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs ${timeoutMs}: want milliseconds above 0`);
-    this.#body = JSON.stringify({ name: generator, key, count: size });
-    this.#token = token;
+    if (!Object.hasOwn(protocols, protocol)) {
+      throw new TypeError(`protocol ${JSON.stringify(protocol)}: want "connect" (the HTTP listener) or "grpc" (serve.grpc-addr)`);
+    }
+    const interceptors = token ? [bearer(token)] : [];
+    this.#servers = list.map((url) => {
+      const { transport, sessionManager } = protocols[protocol](url, interceptors);
+      return { url, ids: createClient(IdService, transport), sessionManager };
+    });
+    this.#request = { name: generator, key, count: BigInt(size) };
     this.#size = BigInt(size);
     this.#low = BigInt(Math.max(1, Math.floor(size * refillAt)));
     this.#timeoutMs = timeoutMs;
@@ -95,9 +135,11 @@ export class Client {
     }
   }
 
-  // close stops the client: later calls of next fail. The unused ids are a gap.
+  // close stops the client: later calls of next fail, and its gRPC connections
+  // close. The unused ids are a gap.
   close() {
     this.#closed = true;
+    for (const s of this.#servers) s.sessionManager?.abort();
   }
 
   #refill() {
@@ -107,27 +149,21 @@ export class Client {
 
   async #take() {
     const failures = [];
-    const n = this.#urls.length;
+    const n = this.#servers.length;
     for (let i = 0; i < n; i++) {
       const at = (this.#server + i) % n;
-      const url = this.#urls[at];
+      const { url } = this.#servers[at];
       let answer;
       try {
         let storeId;
-        [answer, storeId] = await this.#call(url, "/cosid.v1.IdService/NextRange", this.#body);
+        [answer, storeId] = await this.#call(this.#servers[at]);
         this.#checkStore(url, storeId);
       } catch (e) {
         if (!(e instanceof Retry)) throw e;
         failures.push(e.message);
         continue;
       }
-      let start, end;
-      try {
-        start = BigInt(answer.start ?? 0);
-        end = BigInt(answer.end ?? 0);
-      } catch (e) {
-        throw new CosIdError(`${url}: the range answer is not one: ${e.message}`, { url });
-      }
+      const { start, end } = answer;
       if (start < 0n || end <= start || end - start > this.#size) {
         throw new CosIdError(`${url}: range [${start}, ${end}) for ${this.#size} ids: refused, not a range of this size`, { url });
       }
@@ -152,35 +188,33 @@ export class Client {
     }
   }
 
-  // #call sends a Connect unary call and returns its answer and the store identity
-  // of its header.
-  async #call(url, path, body) {
-    const headers = { Accept: "application/json", "Content-Type": "application/json", "Connect-Protocol-Version": "1" };
-    if (this.#token) headers.Authorization = `Bearer ${this.#token}`;
-    let resp, text;
+  // #call takes a range of server and returns it with the store identity that its
+  // answer's header names.
+  async #call({ url, ids }) {
+    let storeId = "";
     try {
-      resp = await fetch(url + path, {
-        method: "POST",
-        headers,
-        body,
-        redirect: "error", // the token must not follow a redirect elsewhere
-        signal: AbortSignal.timeout(this.#timeoutMs),
+      const answer = await ids.nextRange(this.#request, {
+        timeoutMs: this.#timeoutMs,
+        onHeader: (h) => {
+          storeId = h.get(STORE_ID_HEADER) ?? "";
+        },
       });
-      text = await resp.text();
+      return [answer, storeId];
     } catch (e) {
-      // Refused, reset or timed out: another server may answer.
-      throw new Retry(`${url}: ${e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`);
+      const err = ConnectError.from(e);
+      const code = codeToString(err.code);
+      const message = `${url}: ${code}: ${err.rawMessage}`;
+      if (retryable.has(err.code)) throw new Retry(message);
+      const cosidCode = err.findDetails(ErrorInfoSchema)[0]?.code ?? "";
+      throw new CosIdError(message, { code, cosidCode, url, cause: e });
     }
-    let answer;
-    try {
-      answer = JSON.parse(text);
-    } catch {
-      answer = { message: text.slice(0, 200) };
-    }
-    if (resp.ok) return [answer, resp.headers.get("cosid-store-id") ?? ""];
-    const code = answer.code ?? "";
-    const message = `${url}: ${resp.status} ${code}: ${answer.message ?? ""}`;
-    if (resp.status >= 500 || retryable.has(code)) throw new Retry(message);
-    throw new CosIdError(message, { code, status: resp.status, url });
   }
+}
+
+// bearer sends the ids role's token with every call.
+function bearer(token) {
+  return (next) => (req) => {
+    req.header.set("Authorization", `Bearer ${token}`);
+    return next(req);
+  };
 }

@@ -11,6 +11,7 @@ const client = new Client({
   size: Number(env.COSID_SIZE ?? "100"),
   timeoutMs: Number(env.COSID_TIMEOUT ?? "5") * 1000,
   storeId: env.COSID_STORE_ID ?? "",
+  protocol: env.COSID_PROTOCOL ?? "connect",
 });
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 const out = [];

@@ -1,0 +1,5 @@
+//go:build cosid_plant_giveback
+
+package segment
+
+const plantGiveBackAll = true

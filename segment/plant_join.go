@@ -1,0 +1,5 @@
+//go:build cosid_plant_join
+
+package segment
+
+const plantJoin = true

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+)
+
+// The bounds of StreamRanges: how many streams are open at once (max-streams) and
+// how long one may wait for its client to read (stream-idle). A stream reserves a
+// range only once its transport has taken the one before: the ranges ahead of what
+// the client has read are the ones in the HTTP/2 flow-control window the client
+// grants, and the one being written. A client that stops reading fills that
+// window, its next write waits, and after stream-idle the stream is cut, so that a
+// held stream costs a bounded gap and frees its slot.
+
+// The API's error codes (cosid-code) of the refusals of a stream.
+const (
+	codeTooManyStreams = "too_many_streams"
+	codeStreamIdle     = "stream_idle"
+)
+
+// errStreamIdle is the error of a write that waited stream-idle for the client.
+var errStreamIdle = errors.New("server: the client did not read its stream")
+
+// openStream counts a stream opened, or refuses it when max-streams are open; the
+// function it returns counts it closed.
+func (s *Server) openStream() (func(), error) {
+	most := int64(s.caps().MaxStreams)
+	if s.streams.Add(1) > most {
+		s.streams.Add(-1)
+		err := connect.NewError(connect.CodeResourceExhausted, fmt.Errorf(
+			"this server has %d streams open, its limit: retry later, or raise %s", most, settingMaxStreams))
+		err.Meta().Set(cosidCode, codeTooManyStreams)
+		return nil, err
+	}
+	if s.metrics != nil {
+		s.metrics.StreamOpened()
+	}
+	return func() {
+		s.streams.Add(-1)
+		if s.metrics != nil {
+			s.metrics.StreamClosed()
+		}
+	}, nil
+}
+
+// idleError is the error a stream is cut with after idle without a read.
+func idleError(idle time.Duration) error {
+	err := connect.NewError(connect.CodeDeadlineExceeded, fmt.Errorf(
+		"the stream was not read for %v and is cut: read it at least that often, or raise %s", idle, settingStreamIdle))
+	err.Meta().Set(cosidCode, codeStreamIdle)
+	return err
+}
+
+// streamWatch runs a stream's sends on the goroutine of run and cuts the stream
+// when one send waits idle: grpc-go's Send blocks, its window full, until the
+// stream ends, and only the handler's return ends it (the transport then cancels
+// the stream's context, which the blocked send returns on). net/http's streams
+// have a write deadline instead (streamWriter). run gets the send to use, which
+// records when each send starts and ends.
+type streamWatch struct {
+	idle    time.Duration
+	sending atomic.Int64 // the monotonic start of the send under way, in ns since base; 0: none
+	base    time.Time
+}
+
+// watchSends runs run with a send that wraps send, and returns its error, or
+// idleError when a send waited idle; run then goes on in the background until its
+// blocked send returns.
+func watchSends[M any](idle time.Duration, send func(M) error, run func(send func(M) error) error) error {
+	w := &streamWatch{idle: idle, base: time.Now()}
+	watched := func(m M) error {
+		w.sending.Store(int64(time.Since(w.base)) + 1)
+		err := send(m)
+		w.sending.Store(0)
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(watched) }()
+	timer := time.NewTimer(idle)
+	defer timer.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-timer.C:
+			next := idle
+			if start := w.sending.Load(); start != 0 {
+				waited := time.Since(w.base) - time.Duration(start-1)
+				if waited >= idle {
+					return idleError(idle)
+				}
+				next = idle - waited
+			}
+			timer.Reset(next)
+		}
+	}
+}

@@ -22,8 +22,8 @@ import (
 // the call on some VMs: it stamps its use on tick, the set's latest reading of the
 // clock, which a key's opening and the janitor advance. Idle-close needs only
 // coarse time, so a use is stamped with the latest time it can have had, tick plus
-// slack: a key closes no earlier than idle-close after its last use, and at most
-// slack later.
+// slack: a key closes no earlier than idle-close after its last use (while the
+// janitor runs on time), and at most slack later.
 type keyedSet struct {
 	g     *generator
 	opts  []segment.Option // of every key's generator
@@ -48,8 +48,7 @@ type keyedSet struct {
 type keyEntry struct {
 	key        string
 	b          built
-	seg        *segment.Generator // b's, when it is a segment: NextInt without the adapter
-	last       atomic.Int64       // unix ns of its latest use, or the latest it can have been
+	last       atomic.Int64 // unix ns of its latest use, or the latest it can have been
 	prev, next *keyEntry
 	gone       atomic.Bool  // taken out of the set: closed or to be closed
 	refs       atomic.Int32 // calls using b: it closes when the last one ends
@@ -126,9 +125,6 @@ func (s *keyedSet) get(ctx context.Context, key string) (*keyEntry, error) {
 		}
 		// The entry's key shares the store key's bytes, and not the caller's.
 		e = &keyEntry{key: full[len(p.key)+1:], b: b}
-		if sg, ok := b.(*segmentGen); ok {
-			e.seg = sg.g
-		}
 		s.live[e.key] = e
 		s.opened++
 		s.g.rt.startJanitor()

@@ -141,8 +141,8 @@ func (s Source) keyNextInt(ctx context.Context) (int64, error) {
 		return 0, prefixed(err)
 	}
 	var v int64
-	if e.seg != nil {
-		v, err = e.seg.Next()
+	if sg, ok := e.b.(*segmentGen); ok {
+		v, err = sg.g.Next()
 	} else {
 		v, err = e.b.ints().Next()
 	}

@@ -111,9 +111,9 @@ func (c *ctxStream) Context() context.Context { return c.ctx }
 func (c *grpcChain) call(ctx context.Context, method string, run func(context.Context) error) (err error) {
 	s := c.s
 	rt, known := c.policy[method]
-	var start time.Time
+	var start time.Duration
 	if s.metrics != nil {
-		start = time.Now()
+		start = s.uptime()
 	}
 	var span *grpcSpan
 	if s.tracing != nil {
@@ -128,7 +128,7 @@ func (c *grpcChain) call(ctx context.Context, method string, run func(context.Co
 		}
 		code := status.Code(err)
 		if s.metrics != nil {
-			s.metrics.ObserveHTTP(rt.pattern, httpStatusOf(code), time.Since(start))
+			s.metrics.ObserveHTTP(rt.pattern, httpStatusOf(code), s.uptime()-start)
 		}
 		if known && rt.flags&audited != 0 {
 			s.auditGRPC(ctx, method, rt.role, code, outcome)

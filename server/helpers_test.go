@@ -130,12 +130,18 @@ func errorsIs(err, target error) bool { return errors.Is(err, target) }
 // serves them on /metrics.
 func newMetricsServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	return newServer(t, nil, append(opts, withNewMetrics(t))...)
+}
+
+// withNewMetrics is WithMetrics of a new registry, served on /metrics.
+func withNewMetrics(t testing.TB) Option {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newServer(t, nil, append(opts, WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))...)
+	return WithMetrics(m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 }
 
 // checkMetrics checks that /metrics of s, asked with header, has each line of want.

@@ -20,9 +20,9 @@ import (
 // ServeHTTP implements http.Handler: auth, the body limit, panic recovery, metrics,
 // and JSON errors for unknown routes and methods.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var start time.Time
+	var start time.Duration
 	if s.metrics != nil {
-		start = time.Now()
+		start = s.uptime()
 	}
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{ResponseWriter: w, status: http.StatusOK, srv: s}
@@ -48,7 +48,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if route == "" {
 				route = "unmatched"
 			}
-			s.metrics.ObserveHTTP(route, rec.status, time.Since(start))
+			s.metrics.ObserveHTTP(route, rec.status, s.uptime()-start)
 		}
 		*rec = recorder{} // holds no writer or request for the pool
 		recorders.Put(rec)

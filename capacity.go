@@ -247,9 +247,12 @@ func periodLongest(p segment.Period) time.Duration {
 }
 
 // warnCapacity logs at WARN each generator of rt whose configuration can take
-// more ids than its codec writes: one reservation of max-batch, or, for a
+// more ids than its codec writes: one reservation of its max-batch, or, for a
 // periodic one, a period at the rate of a step per lookahead, the least a
-// generator that reserves more than once a lookahead takes.
+// generator that reserves more than once a lookahead takes. Only what the
+// configuration states counts: a default max-batch or step says nothing of the
+// use expected, and a range is capped at the codec's largest value anyway, so a
+// configuration of defaults starts without a warning.
 func (rt *Runtime) warnCapacity() {
 	for _, name := range sortedKeys(rt.gens) {
 		g := rt.gens[name]
@@ -257,14 +260,16 @@ func (rt *Runtime) warnCapacity() {
 		if !g.hasCap || !c.Bounded() {
 			continue
 		}
-		b := g.plan.impl.(reserver).batchPolicy()
+		r := g.plan.impl.(reserver)
+		b := r.batchPolicy()
+		stepSet, maxBatchSet := r.stated()
 		attrs := []any{"generator", name, "codec-largest", c.Max, "capacity", c.IDs(), "path", g.plan.path}
-		if b.MaxBatch > c.IDs() {
+		if maxBatchSet && b.MaxBatch > c.IDs() {
 			rt.o.logger.Warn(fmt.Sprintf("cosid: generator %q: one reservation of max-batch %d takes more ids than its codec writes (%d, up to %d): a busy instance can fill it at once; set max-batch below it, or widen the codec",
 				name, b.MaxBatch, c.IDs(), c.Max), append(attrs, "max-batch", b.MaxBatch)...)
 		}
 		p, _, ok := rt.Period(name)
-		if !ok || b.Lookahead <= 0 {
+		if !ok || !stepSet || b.Lookahead <= 0 {
 			continue
 		}
 		span := periodLongest(p)

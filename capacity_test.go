@@ -191,7 +191,9 @@ func (c *captured) warnings() []string {
 
 // TestOpen_WarnsOfConfigurationOverCapacity: Open logs at WARN, with the numbers,
 // each generator whose max-batch, or whose period at a step per lookahead, takes
-// more ids than its codec writes; a generator that fits is not named.
+// more ids than its codec writes; a generator that fits is not named, nor one
+// whose configuration states neither step nor max-batch (defaults say nothing of
+// the use expected).
 func TestOpen_WarnsOfConfigurationOverCapacity(t *testing.T) {
 	cfg, err := cosid.ParseConfig([]byte(`cosid:
   stores:
@@ -200,6 +202,12 @@ func TestOpen_WarnsOfConfigurationOverCapacity(t *testing.T) {
     burst: { strategy: segment, store: mem, step: 10, max-batch: 5000, codec: [ { radix: { radix: 10, width: 3 } } ] }
     fits: { strategy: segment, store: mem, step: 10, max-batch: 500, codec: [ { radix: { radix: 10, width: 3 } } ] }
     wide: { strategy: segment, store: mem, max-batch: 5000 }
+    defaults:
+      strategy: periodic-segment
+      store: mem
+      period: YEAR_MONTH_DAY
+      zone: UTC
+      codec: [ { date-prefix: { delimiter: "-" } }, { radix: { radix: 10, width: 2 } } ]
     bill:
       strategy: periodic-segment
       store: mem

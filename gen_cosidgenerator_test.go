@@ -141,7 +141,7 @@ func TestCosIDGenerator_ConfigErrors(t *testing.T) {
 		{"StateFileShared", gen("    a: {strategy: cosid-generator, machine-id: 1, state-file: /tmp/x.state}\n    b: {strategy: snowflake, machine-id: 1, state-file: /tmp/x.state}\n"),
 			`cosid.generators.b.state-file: /tmp/x.state is also the state-file of generator "a"`},
 		{"LayoutSetting", gen("    id: {strategy: cosid-generator, machine-id: 1, timestamp-bits: 41}\n"),
-			"cosid.generators.id.timestamp-bits: not a setting of strategy cosid-generator; it takes: store, machine-id, slots, lease-ttl, tolerance, owner-key, state-file, format, zone"},
+			"cosid.generators.id.timestamp-bits: not a setting of strategy cosid-generator; it takes: store, machine-id, machine-ids, slots, lease-ttl, tolerance, owner-key, state-file, format, zone"},
 		{"CodecSetting", gen("    id: {strategy: cosid-generator, machine-id: 1, codec: [{radix: {radix: 62}}]}\n"),
 			"cosid.generators.id.codec: not a setting of strategy cosid-generator"},
 		{"Keyed", gen("    id: {strategy: cosid-generator, machine-id: 1, keyed: true}\n"),

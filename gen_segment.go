@@ -46,9 +46,14 @@ type onSegments struct {
 	batch      segment.BatchPolicy
 	stride     stride
 	noGiveBack bool // give-back: false
+
+	// stepSet and maxBatchSet say the configuration states step and max-batch: the
+	// use it expects, which the start's capacity warnings weigh (capacity.go).
+	stepSet, maxBatchSet bool
 }
 
 func (o onSegments) batchPolicy() segment.BatchPolicy { return o.batch }
+func (o onSegments) stated() (step, maxBatch bool)    { return o.stepSet, o.maxBatchSet }
 func (o onSegments) idStride() stride                 { return o.stride }
 
 // checkSegments checks the settings that the strategies on segments share.
@@ -58,7 +63,8 @@ func (p *plan) checkSegments(gc GeneratorConfig, stores map[string]StoreConfig) 
 		return onSegments{}, err
 	}
 	s, err := p.checkStride(gc)
-	return onSegments{batch: batch, stride: s, noGiveBack: gc.GiveBack != nil && !*gc.GiveBack}, err
+	return onSegments{batch: batch, stride: s, noGiveBack: gc.GiveBack != nil && !*gc.GiveBack,
+		stepSet: gc.Step != nil, maxBatchSet: gc.MaxBatch != nil}, err
 }
 
 // options returns opts with the options the settings add, in a slice of its own:

@@ -136,7 +136,7 @@ func TestRuntime_TypedPartsAndCodecs(t *testing.T) {
 		}
 	}
 	infos := rt.Generators()
-	if len(infos) != 5 || infos[0] != (cosid.GeneratorInfo{Name: "bill", Strategy: "periodic-segment", Key: "app/bill", Store: "mem"}) {
+	if len(infos) != 5 || infos[0] != (cosid.GeneratorInfo{Name: "bill", Strategy: "periodic-segment", Key: "app/bill", Store: "mem", Stride: 1}) {
 		t.Errorf("Generators() = %+v", infos)
 	}
 }

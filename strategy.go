@@ -89,6 +89,7 @@ type keyable interface {
 // its reserve-timeout must cover the store's timeout, and Take reserves with it.
 type reserver interface {
 	batchPolicy() segment.BatchPolicy
+	stated() (step, maxBatch bool) // the configuration states step, max-batch
 }
 
 // filer is a strategy whose generators may keep a file of their own, a state

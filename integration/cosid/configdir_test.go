@@ -44,8 +44,9 @@ func workingDirs(t *testing.T) map[string]string {
 // TestLoad_SQLitePathIsReadFromTheConfigDir checks issue 19's first duplicate: a
 // relative SQLite dsn (a file name, a file: URI, or the content of a dsn-file) names
 // the file next to the configuration, whatever the working directory, so that a
-// second run goes on where the first stopped instead of starting a new file at 1;
-// and no file appears in the working directory.
+// second run goes on where the first stopped (at 2: the first gave the rest of its
+// range back, S7) instead of starting a new file at 1; and no file appears in the
+// working directory.
 func TestLoad_SQLitePathIsReadFromTheConfigDir(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -68,8 +69,8 @@ func TestLoad_SQLitePathIsReadFromTheConfigDir(t *testing.T) {
 				first := nextOf(t, "cosid.yaml", "order")
 				t.Chdir(wd)
 				second := nextOf(t, filepath.Join(dir, "cosid.yaml"), "order")
-				if first != "1" || second != "11" {
-					t.Errorf("first run gave %s, the run from %s %s; want 1 then 11 (the file next to the configuration)", first, wd, second)
+				if first != "1" || second != "2" {
+					t.Errorf("first run gave %s, the run from %s %s; want 1 then 2 (the file next to the configuration)", first, wd, second)
 				}
 				if wd != "/" {
 					if entries, _ := os.ReadDir(wd); len(entries) > 0 {
@@ -104,8 +105,8 @@ func TestConfigOpenStore_ReadsTheConfigDir(t *testing.T) {
 	}
 	defer st.Close()
 	r, err := st.Reserve(t.Context(), "app/order", 10, 1)
-	if err != nil || r.Start != 11 {
-		t.Errorf("Reserve(app/order) on OpenStore's store = %+v, %v; want [11, 21), above the service's first range", r, err)
+	if err != nil || r.Start != 2 {
+		t.Errorf("Reserve(app/order) on OpenStore's store = %+v, %v; want [2, 12), above the service's one id (it gave the rest back, S7)", r, err)
 	}
 }
 

@@ -165,9 +165,10 @@ func TestClose_S7_NeverBelowHandedOut(t *testing.T) {
 				round, next, highest.Load())
 		}
 	}
-	if len(st.giveBacks) == 0 {
-		t.Error("no Close gave anything back")
-	}
+	// How many rounds gave back depends on where Close finds the callers, which
+	// the scheduler decides (on a loaded machine it can be none);
+	// TestClose_S7_GivesBackUnusedTail gives back for certain.
+	t.Logf("%d of 50 closes gave back", len(st.giveBacks))
 }
 
 func TestClose_S7_GiveBackErrorIsLoggedNotReturned(t *testing.T) {

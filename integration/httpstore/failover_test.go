@@ -168,8 +168,11 @@ cosid:
 	if len(dups) > 0 {
 		t.Errorf("%d ids handed out twice, such as %d", len(dups), dups[0])
 	}
-	if longest >= reserveTimeout {
-		t.Errorf("the longest call took %v, want less than reserve-timeout %v", longest, reserveTimeout)
+	// A call ends at its reserve-timeout's deadline at the latest; on a loaded
+	// machine its goroutine may run some time after it, so only a call far past
+	// the deadline (one that waited on something the deadline does not cut) fails.
+	if longest >= reserveTimeout+time.Second {
+		t.Errorf("the longest call took %v, want no more than reserve-timeout %v and the scheduler's delay", longest, reserveTimeout)
 	}
 	// A call cut by the kill has an unknown outcome and is not sent to b: its caller,
 	// and those during the generator's backoff after it, fail with the error of a.

@@ -6,14 +6,15 @@ import (
 )
 
 // TestServe_CodecFullIsCapacityNotOutage replays the review's N2 on the binary: a
-// generator of a one-digit codec is warned of at start with the numbers; a range
+// generator of a one-digit codec whose max-batch is more is warned of at start
+// with the numbers; a range
 // of a million stops at 9; past it calls are 409 exhausted, which /metrics,
 // /readyz (still ready) and the status page report.
 func TestServe_CodecFullIsCapacityNotOutage(t *testing.T) {
 	dir := writeConfig(t, strings.Replace(serveConfig, "  serve:",
-		"    digit: { strategy: segment, store: db, codec: [ { radix: { radix: 10, width: 1 } } ] }\n  serve:", 1))
+		"    digit: { strategy: segment, store: db, max-batch: 1000, codec: [ { radix: { radix: 10, width: 1 } } ] }\n  serve:", 1))
 	p := startServe(t, dir)
-	for _, want := range []string{"level=WARN", "one reservation of max-batch 1048500", "generator=digit", "capacity=9"} {
+	for _, want := range []string{"level=WARN", "one reservation of max-batch 1000", "generator=digit", "capacity=9"} {
 		if !strings.Contains(p.log(), want) {
 			t.Errorf("the start log lacks %q:\n%s", want, p.log())
 		}

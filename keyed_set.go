@@ -18,7 +18,9 @@ import (
 // the rest.
 //
 // A call on the most recently used key takes no lock: its place in the list stays.
-// No call on a live key reads the clock either, which costs more than the rest of
+// On a segment key, NextInt and Next take it without counting the call either
+// (hot): the generator's own add is the call's one locked instruction. No call on a
+// live key reads the clock either, which costs more than the rest of
 // the call on some VMs: it stamps its use on tick, the set's latest reading of the
 // clock, which a key's opening and the janitor advance. Idle-close needs only
 // coarse time, so a use is stamped with the latest time it can have had, tick plus
@@ -51,7 +53,7 @@ type keyEntry struct {
 	last       atomic.Int64 // unix ns of its latest use, or the latest it can have been
 	prev, next *keyEntry
 	gone       atomic.Bool  // taken out of the set: closed or to be closed
-	refs       atomic.Int32 // calls using b: it closes when the last one ends
+	refs       atomic.Int32 // calls using b through get: it closes when the last one ends
 }
 
 // counts are the counters of Stats that a template sums over its keys.

@@ -77,21 +77,24 @@ func (s Source) Next(ctx context.Context) (string, error) {
 	// written with strconv, without the adapter's and the codec's indirect calls.
 	if g := s.g; g != nil && s.key == "" {
 		if l := g.built.v.Load(); l != nil && l.decimal {
-			if v, ok := l.seg.TryNext(); ok && v >= 0 {
+			v, ok := l.seg.TryNext()
+			if ok && v >= 0 {
 				return strconv.FormatInt(v, 10), nil
 			}
-			return g.decimalNext(l)
+			return g.decimalNext(l, v, ok)
 		}
 	}
 	return s.next(ctx)
 }
 
-// decimalNext is Next of a built segment of plain decimal ids, l, whose TryNext
-// had no id (or a negative one, which it left taken: a gap).
-func (g *generator) decimalNext(l *live) (string, error) {
-	v, err := l.seg.Next()
-	if err != nil {
-		return "", prefixed(g.failed(l, err))
+// decimalNext is Next of a built segment of plain decimal ids, l, after its
+// TryNext: v when ok, else no id yet.
+func (g *generator) decimalNext(l *live, v int64, ok bool) (string, error) {
+	if !ok {
+		var err error
+		if v, err = l.seg.Next(); err != nil {
+			return "", prefixed(g.failed(l, err))
+		}
 	}
 	if v < 0 { // from a store gone wrong: the codec's error says so
 		if _, err := l.built.(*segmentGen).codec.Encode(v); err != nil {

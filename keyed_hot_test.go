@@ -3,6 +3,7 @@ package cosid_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -50,23 +51,35 @@ cosid:
   stores: { mem: { type: memory } }
   generators:
     tenant: { strategy: segment, store: mem, step: 10, lookahead: 0s, keyed: true, max-live-keys: 1 }
+    coded:
+      strategy: segment
+      store: mem
+      step: 10
+      lookahead: 0s
+      keyed: true
+      max-live-keys: 1
+      codec: [ { prefix: { value: "T-" } }, { to-string: {} } ]
 `
-	for _, tc := range []struct {
-		name string
-		next func(context.Context, cosid.Source) (int64, error)
-	}{
-		{"NextInt", func(ctx context.Context, src cosid.Source) (int64, error) { return src.NextInt(ctx) }},
-		{"Next", func(ctx context.Context, src cosid.Source) (int64, error) {
+	text := func(prefix string) func(context.Context, cosid.Source) (int64, error) {
+		return func(ctx context.Context, src cosid.Source) (int64, error) {
 			text, err := src.Next(ctx)
 			if err != nil {
 				return 0, err
 			}
-			return strconv.ParseInt(text, 10, 64)
-		}},
+			return strconv.ParseInt(strings.TrimPrefix(text, prefix), 10, 64)
+		}
+	}
+	for _, tc := range []struct {
+		name, gen string
+		next      func(context.Context, cosid.Source) (int64, error)
+	}{
+		{"NextInt", "tenant", func(ctx context.Context, src cosid.Source) (int64, error) { return src.NextInt(ctx) }},
+		{"Next", "tenant", text("")},
+		{"Next with a codec", "coded", text("T-")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				gs := &gatedStore{gated: "app/tenant/a", gate: make(chan struct{})}
+				gs := &gatedStore{gated: "app/" + tc.gen + "/a", gate: make(chan struct{})}
 				cfg, err := cosid.ParseConfig([]byte(config))
 				if err != nil {
 					t.Fatal(err)
@@ -80,7 +93,7 @@ cosid:
 					t.Fatal(err)
 				}
 				defer rt.Close()
-				a := source(t, rt, "tenant", "a")
+				a := source(t, rt, tc.gen, "a")
 				for want := int64(1); want <= 10; want++ { // the key's first range, [1, 11)
 					if v, err := tc.next(t.Context(), a); v != want || err != nil {
 						t.Fatalf("id %d of a: %d, %v", want, v, err)
@@ -93,7 +106,7 @@ cosid:
 					v, err = tc.next(t.Context(), a)
 				}()
 				synctest.Wait() // the call waits for a's second range, held back
-				if _, err := source(t, rt, "tenant", "b").NextInt(t.Context()); err != nil {
+				if _, err := source(t, rt, tc.gen, "b").Next(t.Context()); err != nil {
 					t.Fatal(err)
 				}
 				synctest.Wait() // a is evicted (max-live-keys: 1), and closed when no call holds it
@@ -102,7 +115,7 @@ cosid:
 				if err != nil || v <= 10 {
 					t.Fatalf("the call whose key was evicted under it: %d, %v; want an id above 10", v, err)
 				}
-				if ks := rt.Stats("tenant").Keys; ks.Evicted == 0 {
+				if ks := rt.Stats(tc.gen).Keys; ks.Evicted == 0 {
 					t.Errorf("KeyStats = %+v; want a evicted", ks)
 				}
 			})

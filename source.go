@@ -178,32 +178,31 @@ func (s Source) keyNextInt(ctx context.Context) (int64, error) {
 	return v, err
 }
 
-// keyNext is Next of a key: keyNextInt's way for a segment of plain decimal ids,
-// else withKey.
+// keyNext is Next of a key: keyNextInt's way for a segment, its text written with
+// strconv for plain decimal ids and with its codec else; withKey for the others.
 func (s Source) keyNext(ctx context.Context) (string, error) {
 	g := s.g
 	if e := g.keys.hot(s.key); e != nil {
-		if sg, ok := e.b.(*segmentGen); ok && sg.decimal {
+		if sg, ok := e.b.(*segmentGen); ok {
 			v, ok := sg.g.TryNext()
-			if ok && v >= 0 {
-				return strconv.FormatInt(v, 10), nil
-			}
 			var err error
 			if !ok {
 				v, err = sg.g.Next()
 			}
-			switch {
-			case err == nil && v >= 0:
-				return strconv.FormatInt(v, 10), nil
-			case err == nil: // from a store gone wrong: the codec's error says so
-				text, err := sg.codec.Encode(v)
+			if err == nil {
+				if sg.decimal && v >= 0 {
+					return strconv.FormatInt(v, 10), nil
+				}
+				text, err := sg.codec.Encode(v) // a negative v: the codec's error says so
 				if err != nil {
 					return "", prefixed(g.keyFailed(s.key, err))
 				}
 				return text, nil
-			case !e.gone.Load():
+			}
+			if !e.gone.Load() {
 				return "", prefixed(g.keyFailed(s.key, err))
 			}
+			// Closed under the call (hot): the key's generator is another now.
 		}
 	}
 	var text string

@@ -1,6 +1,7 @@
 package cosid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -123,6 +124,37 @@ func TestMaxKeys_Periodic_KeyOfItsPeriods(t *testing.T) {
 	}
 	if err := nextKey(t, b, "day", "k-x"); !errors.Is(err, ErrMaxKeys) {
 		t.Fatalf("key k-x: %v, want ErrMaxKeys", err)
+	}
+}
+
+// TestMaxKeys_EveryWayToAnIdCountsANewKey takes the ids of new keys of a template
+// with max-keys 3 by each way to an id: the fourth key is refused with ErrMaxKeys,
+// naming the setting, and a key made before still serves.
+func TestMaxKeys_EveryWayToAnIdCountsANewKey(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		next func(ctx context.Context, src Source) error
+	}{
+		{"Next", func(ctx context.Context, src Source) error { _, err := src.Next(ctx); return err }},
+		{"NextInt", func(ctx context.Context, src Source) error { _, err := src.NextInt(ctx); return err }},
+		{"NextRange", func(ctx context.Context, src Source) error { _, err := src.NextRange(ctx, 5); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := openOn(t, sharedMem{memstore.New()})
+			for i, key := range []string{"k1", "k2", "k3", "k4", "k1"} {
+				src, err := rt.Source("inv", key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = tc.next(t.Context(), src)
+				if refused := i == 3; errors.Is(err, ErrMaxKeys) != refused || !refused && err != nil {
+					t.Fatalf("%s of key %s, the %d-th: %v; want refused with ErrMaxKeys: %v", tc.name, key, i+1, err, refused)
+				}
+				if i == 3 && !strings.Contains(err.Error(), "cosid.generators.inv.max-keys") {
+					t.Errorf("the refusal %q does not name cosid.generators.inv.max-keys", err)
+				}
+			}
+		})
 	}
 }
 

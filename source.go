@@ -77,19 +77,31 @@ func (s Source) Next(ctx context.Context) (string, error) {
 	// written with strconv, without the adapter's and the codec's indirect calls.
 	if g := s.g; g != nil && s.key == "" {
 		if l := g.built.v.Load(); l != nil && l.decimal {
-			v, err := l.seg.Next()
-			if err != nil {
-				return "", prefixed(g.failed(l, err))
+			v, ok := l.seg.TryNext()
+			if ok && v >= 0 {
+				return strconv.FormatInt(v, 10), nil
 			}
-			if v < 0 { // from a store gone wrong: the codec's error says so
-				if _, err := l.built.(*segmentGen).codec.Encode(v); err != nil {
-					return "", prefixed(g.failed(l, err))
-				}
-			}
-			return strconv.FormatInt(v, 10), nil
+			return g.decimalNext(l, v, ok)
 		}
 	}
 	return s.next(ctx)
+}
+
+// decimalNext is Next of a built segment of plain decimal ids, l, after its
+// TryNext: v when ok, else no id yet.
+func (g *generator) decimalNext(l *live, v int64, ok bool) (string, error) {
+	if !ok {
+		var err error
+		if v, err = l.seg.Next(); err != nil {
+			return "", prefixed(g.failed(l, err))
+		}
+	}
+	if v < 0 { // from a store gone wrong: the codec's error says so
+		if _, err := l.built.(*segmentGen).codec.Encode(v); err != nil {
+			return "", prefixed(g.failed(l, err))
+		}
+	}
+	return strconv.FormatInt(v, 10), nil
 }
 
 // next is Next of a generator not built yet, of a key, or of another codec.
@@ -98,12 +110,7 @@ func (s Source) next(ctx context.Context) (string, error) {
 	case s.g == nil:
 		return "", errNoSource
 	case s.key != "":
-		var text string
-		err := s.withKey(ctx, func(b built) (err error) {
-			text, err = b.next()
-			return err
-		})
-		return text, err
+		return s.keyNext(ctx)
 	}
 	text, err := s.g.next(ctx)
 	if err != nil {
@@ -116,15 +123,15 @@ func (s Source) next(ctx context.Context) (string, error) {
 // GeneratorInfo.IntIDs). A generator whose ids are text only, as a periodic
 // segment's, fails with an error wrapping ErrUnknownGenerator.
 func (s Source) NextInt(ctx context.Context) (int64, error) {
-	// The path of nearly every call: the built segment generator's own Next, one
-	// load away, small enough to be inlined into the caller.
+	// The path of nearly every call: the built segment generator's TryNext, one
+	// load away and inlined here, so that the call costs one call, as the
+	// generator's own Next does; its Next out of line when it has no id at hand.
 	if g := s.g; g != nil && s.key == "" {
 		if l := g.built.v.Load(); l != nil && l.seg != nil {
-			v, err := l.seg.Next()
-			if err != nil {
-				return 0, prefixed(g.failed(l, err))
+			if v, ok := l.seg.TryNext(); ok {
+				return v, nil
 			}
-			return v, nil
+			return g.segNextInt(l)
 		}
 	} else if g != nil && g.intIDs {
 		return s.keyNextInt(ctx)
@@ -132,25 +139,78 @@ func (s Source) NextInt(ctx context.Context) (int64, error) {
 	return s.nextInt(ctx)
 }
 
-// keyNextInt is NextInt of a key of a template whose ids are int64s: withKey's,
-// without its closure and, for a segment, the adapter's indirect calls.
-func (s Source) keyNextInt(ctx context.Context) (int64, error) {
-	g := s.g
-	e, err := g.keys.get(ctx, s.key)
+// segNextInt is NextInt of a built segment, l, whose TryNext had no id.
+func (g *generator) segNextInt(l *live) (int64, error) {
+	v, err := l.seg.Next()
 	if err != nil {
-		return 0, prefixed(err)
-	}
-	var v int64
-	if sg, ok := e.b.(*segmentGen); ok {
-		v, err = sg.g.Next()
-	} else {
-		v, err = e.b.ints().Next()
-	}
-	g.keys.put(e)
-	if err != nil {
-		return 0, prefixed(g.keyFailed(s.key, err))
+		return 0, prefixed(g.failed(l, err))
 	}
 	return v, nil
+}
+
+// keyNextInt is NextInt of a key of a template whose ids are int64s. On the key
+// used most recently, nearly always a held Source's, it is the segment generator's
+// TryNext and no more: no lock, no count of calls (keyedSet.hot), no call through
+// the adapter, and for max-keys no lookup (a live key was admitted when it
+// opened). Else, or when the key closed under the call, withKey.
+func (s Source) keyNextInt(ctx context.Context) (int64, error) {
+	g := s.g
+	if e := g.keys.hot(s.key); e != nil {
+		if sg, ok := e.b.(*segmentGen); ok {
+			if v, ok := sg.g.TryNext(); ok {
+				return v, nil
+			}
+			v, err := sg.g.Next()
+			switch {
+			case err == nil:
+				return v, nil
+			case !e.gone.Load():
+				return 0, prefixed(g.keyFailed(s.key, err))
+			}
+			// Closed under the call (hot): the key's generator is another now.
+		}
+	}
+	var v int64
+	err := s.withKey(ctx, func(b built) (err error) {
+		v, err = b.ints().Next()
+		return err
+	})
+	return v, err
+}
+
+// keyNext is Next of a key: keyNextInt's way for a segment, its text written with
+// strconv for plain decimal ids and with its codec else; withKey for the others.
+func (s Source) keyNext(ctx context.Context) (string, error) {
+	g := s.g
+	if e := g.keys.hot(s.key); e != nil {
+		if sg, ok := e.b.(*segmentGen); ok {
+			v, ok := sg.g.TryNext()
+			var err error
+			if !ok {
+				v, err = sg.g.Next()
+			}
+			if err == nil {
+				if sg.decimal && v >= 0 {
+					return strconv.FormatInt(v, 10), nil
+				}
+				text, err := sg.codec.Encode(v) // a negative v: the codec's error says so
+				if err != nil {
+					return "", prefixed(g.keyFailed(s.key, err))
+				}
+				return text, nil
+			}
+			if !e.gone.Load() {
+				return "", prefixed(g.keyFailed(s.key, err))
+			}
+			// Closed under the call (hot): the key's generator is another now.
+		}
+	}
+	var text string
+	err := s.withKey(ctx, func(b built) (err error) {
+		text, err = b.next()
+		return err
+	})
+	return text, err
 }
 
 // nextInt is NextInt of a generator not built yet, of a key, or that cannot.

@@ -95,6 +95,46 @@ func BenchmarkNextParallel(b *testing.B) {
 	})
 }
 
+// BenchmarkTryNext is Next as a caller that wraps a Generator makes it, as cosid's
+// Source does: TryNext, inlined, and Next when it has no id at hand. Beside
+// BenchmarkNext, it is what the inlined hot path saves of a call.
+func BenchmarkTryNext(b *testing.B) {
+	g := benchGenerator(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		v, ok := g.TryNext()
+		if !ok {
+			var err error
+			if v, err = g.Next(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		sink = v
+	}
+}
+
+// BenchmarkTryNextParallel is BenchmarkTryNext on every P: TryNext's
+// compare-and-swap, which returns false when another caller took the id first,
+// beside BenchmarkNextParallel's add.
+func BenchmarkTryNextParallel(b *testing.B) {
+	g := benchGenerator(b)
+	parallel(b, func(n int) int64 {
+		var v int64
+		for range n {
+			var ok bool
+			if v, ok = g.TryNext(); ok {
+				continue
+			}
+			var err error
+			if v, err = g.Next(); err != nil {
+				b.Error(err)
+				return 0
+			}
+		}
+		return v
+	})
+}
+
 // BenchmarkNext_SlowStore runs Next on a store that takes 20ms a reservation, after a
 // second of warm-up, and reports the P99.99 and the worst latency of a call. Each call
 // is timed, so ns/op includes two clock reads. BenchmarkAtomicAdd_Timed is its

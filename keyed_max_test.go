@@ -138,6 +138,7 @@ func TestMaxKeys_EveryWayToAnIdCountsANewKey(t *testing.T) {
 		{"Next", func(ctx context.Context, src Source) error { _, err := src.Next(ctx); return err }},
 		{"NextInt", func(ctx context.Context, src Source) error { _, err := src.NextInt(ctx); return err }},
 		{"NextRange", func(ctx context.Context, src Source) error { _, err := src.NextRange(ctx, 5); return err }},
+		{"Take", func(ctx context.Context, src Source) error { _, err := src.Take(ctx, 3); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := openOn(t, sharedMem{memstore.New()})

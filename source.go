@@ -290,6 +290,13 @@ func (s Source) Take(ctx context.Context, n int64) ([]string, error) {
 	storeKey := p.key
 	if s.key != "" {
 		storeKey += "/" + s.key
+		// Take reserves in the store without opening the key: a key it makes
+		// counts for max-keys as one the other calls open.
+		if s.g.count != nil {
+			if err := s.g.count.admit(ctx, s.key); err != nil {
+				return nil, prefixed(err)
+			}
+		}
 	}
 	texts, err := p.impl.take(ctx, s.g, storeKey, n)
 	s.g.markFull(s.key, err)

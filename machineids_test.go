@@ -35,6 +35,10 @@ func TestMachineIDs_ConfigErrorsNameThePath(t *testing.T) {
 		{"WithSlots", gen("{strategy: snowflake, store: mem, slots: 4, machine-ids: [0, 4]}"), "cosid.generators.ev.slots: set with machine-ids"},
 		{"WithFixedMachine", gen("{strategy: snowflake, machine-id: 3, machine-ids: [0, 4]}"), "cosid.generators.ev.machine-id: a fixed machine id takes no store, slots, machine-ids"},
 		{"CosidGeneratorPastBits", gen("{strategy: cosid-generator, store: mem, machine-ids: [0, 1048577]}"), "hi 1048577 is past 1048576, the machines of 20 machine bits"},
+		{"HiPastJavaScriptLayout", gen("{strategy: snowflake, store: mem, layout: javascript, machine-ids: [128, 257]}"), "cosid.generators.ev.machine-ids: [128, 257]: hi 257 is past 256, the machines of 8 machine bits"},
+		{"OverMaxSlots", gen("{strategy: snowflake, store: mem, unit: 1s, timestamp-bits: 30, machine-bits: 23, sequence-bits: 10, machine-ids: [0, 4194305]}"), "cosid.generators.ev.machine-ids: [0, 4194305]: 4194305 machine ids, over the 4194304 slots a namespace may have"},
+		{"Fractions", gen("{strategy: snowflake, store: mem, machine-ids: [0, 4.5]}"), `cosid.generators.ev.machine-ids[1]: "4.5" is not an integer`},
+		{"OnPeriodic", gen("{strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, machine-ids: [0, 4]}"), "cosid.generators.ev.machine-ids: not a setting of strategy periodic-segment"},
 		{"OnSegment", gen("{strategy: segment, store: mem, machine-ids: [0, 4]}"), "cosid.generators.ev.machine-ids: not a setting of strategy segment"},
 	}
 	for _, tc := range tests {

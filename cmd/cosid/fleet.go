@@ -162,8 +162,16 @@ func overlap(a, b fleetGen) string {
 	case a.strategy != b.strategy:
 		return fmt.Sprintf("one is a %s generator, the other a %s one, and nothing keeps their ids apart; give them one strategy, or different names", a.strategy, b.strategy)
 	case a.segments && sameStore && (a.stride != b.stride || a.residue != b.residue):
-		return fmt.Sprintf("they share one store (%s) with different strides (%s and %s): its values are counted once for both, and v·%d + %d meets w·%d + %d; a shared store takes one stride and residue",
-			a.storeAs, a.ids(), b.ids(), a.stride, a.residue, b.stride, b.residue)
+		// One counter for both: values v of a and w of b never meet, but their ids
+		// v·stride + residue can, when the classes share an id. Where they cannot, the
+		// shared store is refused all the same: it is not a region's own, and each
+		// generator skips the values the other took.
+		why := "no id in both, but each hands out only the values the other did not take, and neither counts in a store of its own"
+		if x, ok := meet(a.stride, a.residue, b.stride, b.residue); ok {
+			why = fmt.Sprintf("v·%d + %d meets w·%d + %d (id %s is in both)", a.stride, a.residue, b.stride, b.residue, x)
+		}
+		return fmt.Sprintf("they share one store (%s) with different strides (%s and %s): its values are counted once for both, so %s; a shared store takes one stride and residue",
+			a.storeAs, a.ids(), b.ids(), why)
 	case a.segments && sameStore:
 		return "" // one region: they share the store's count
 	case a.segments:
@@ -184,12 +192,16 @@ func overlap(a, b fleetGen) string {
 }
 
 // meet reports whether the classes r1 (mod n1) and r2 (mod n2) share an id, and
-// the least one they share when it is found by a short search.
+// the least one above 0 (no generator hands out 0) they share when it is found by a
+// short search.
 func meet(n1, r1, n2, r2 int64) (string, bool) {
 	if (r1-r2)%gcd(n1, n2) != 0 {
 		return "", false
 	}
 	x := r1
+	if x == 0 {
+		x = n1
+	}
 	for range 1 << 20 {
 		if x%n2 == r2 {
 			return fmt.Sprint(x), true

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,7 +38,9 @@ func TestConfigCheckFleet_RefusesGeneratorsThatCouldShareAnID(t *testing.T) {
 		{"PeriodicResidues", "    bill: { strategy: periodic-segment, store: db, period: YEAR, zone: UTC, stride: 3, residue: 2 }\n", "    bill: { strategy: periodic-segment, store: db, period: YEAR, zone: UTC, stride: 3, residue: 2 }\n", west, "meet", "bill", ""},
 		{"KeyedResiduesDisjoint", "    biz: { strategy: segment, store: db, keyed: true, stride: 3, residue: 0 }\n", "    biz: { strategy: segment, store: db, keyed: true, stride: 3, residue: 2 }\n", west, "", "", ""},
 		{"SharedStoreOneStride", "    order: { strategy: segment, store: db }\n", "    order: { strategy: segment, store: db }\n", east, "", "", ""},
-		{"SharedStoreDifferentStrides", "    order: { strategy: segment, store: db, stride: 2, residue: 0 }\n", "    order: { strategy: segment, store: db, stride: 2, residue: 1 }\n", east, "they share one store (db) with different strides", "order", ""},
+		{"SharedStoreDifferentResidues", "    order: { strategy: segment, store: db, stride: 2, residue: 0 }\n", "    order: { strategy: segment, store: db, stride: 2, residue: 1 }\n", east, "they share one store (db) with different strides (≡ 0 (mod 2) and ≡ 1 (mod 2)): its values are counted once for both, so no id in both, but", "order", ""},
+		{"SharedStoreDifferentStrides", "    order: { strategy: segment, store: db, stride: 2, residue: 0 }\n", "    order: { strategy: segment, store: db, stride: 4, residue: 0 }\n", east, "they share one store (db) with different strides (≡ 0 (mod 2) and ≡ 0 (mod 4)): its values are counted once for both, so v·2 + 0 meets w·4 + 0 (id 4 is in both)", "order", ""},
+		{"SharedStoreStrideAndNone", "    order: { strategy: segment, store: db }\n", "    order: { strategy: segment, store: db, stride: 3, residue: 1 }\n", east, "v·1 + 0 meets w·3 + 1 (id 1 is in both)", "order", ""},
 		{"MemoryStoresAreTheirOwn", "    order: { strategy: segment, store: mem, stride: 2, residue: 0 }\n", "    order: { strategy: segment, store: mem, stride: 2, residue: 0 }\n", east, "meet", "order", ""},
 		{"MachineIDsDisjoint", "    ev: { strategy: snowflake, store: db, machine-ids: [0, 512] }\n", "    ev: { strategy: snowflake, store: db, machine-ids: [512, 1024] }\n", west, "", "", ""},
 		{"MachineIDsOverlap", "    ev: { strategy: snowflake, store: db, machine-ids: [0, 512] }\n", "    ev: { strategy: snowflake, store: db, machine-ids: [500, 1024] }\n", west, "their machine ids overlap (machine-ids [0, 512] and machine-ids [500, 1024]: 500–511 in both)", "ev", ""},
@@ -128,10 +132,10 @@ func TestConfigCheckFleet_StoreFilesAreReadFromTheirDirectory(t *testing.T) {
 		want         string
 		wantPassWith bool // the fleet passes
 	}{
-		{"SQLiteNameInTwoDirectories", "east", "west", `{ type: sql, driver: sqlite, dsn: ids.db }`, "", 0, "meet (id 0 is in both)", false},
-		{"SQLiteURIInTwoDirectories", "east", "west", `{ type: sql, driver: sqlite, dsn: "file:ids.db?_pragma=busy_timeout(5000)" }`, "", 0, "meet (id 0 is in both)", false},
-		{"SQLiteInMemory", "east", "east", `{ type: sql, driver: sqlite, dsn: ":memory:" }`, "", 0, "meet (id 0 is in both)", false},
-		{"DSNFileInTwoDirectories", "east", "west", `{ type: sql, driver: pgx, dsn-file: pg.dsn }`, "", 0, "meet (id 0 is in both)", false},
+		{"SQLiteNameInTwoDirectories", "east", "west", `{ type: sql, driver: sqlite, dsn: ids.db }`, "", 0, "meet (id 2 is in both)", false},
+		{"SQLiteURIInTwoDirectories", "east", "west", `{ type: sql, driver: sqlite, dsn: "file:ids.db?_pragma=busy_timeout(5000)" }`, "", 0, "meet (id 2 is in both)", false},
+		{"SQLiteInMemory", "east", "east", `{ type: sql, driver: sqlite, dsn: ":memory:" }`, "", 0, "meet (id 2 is in both)", false},
+		{"DSNFileInTwoDirectories", "east", "west", `{ type: sql, driver: pgx, dsn-file: pg.dsn }`, "", 0, "meet (id 2 is in both)", false},
 		{"SQLiteOneFileNamedTwoWays", "east", "east", `{ type: sql, driver: sqlite, dsn: ids.db }`, `{ type: sql, driver: sqlite, dsn: "file:ids.db" }`, 1, "they share one store (db) with different strides", false},
 		{"SQLiteOneFileOneClass", "east", "east", `{ type: sql, driver: sqlite, dsn: ids.db }`, `{ type: sql, driver: sqlite, dsn: "file:ids.db?_pragma=busy_timeout(5000)" }`, 0, "", true},
 	}
@@ -167,4 +171,43 @@ func TestConfigCheckFleet_StoreFilesAreReadFromTheirDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzFleet_Meet checks meet, which decides whether two regions' classes of ids
+// share one: for small strides it agrees with a search of every id below their
+// product, and for any strides an id it names is above 0 and in both classes.
+func FuzzFleet_Meet(f *testing.F) {
+	f.Add(int64(2), int64(0), int64(2), int64(1))
+	f.Add(int64(4), int64(1), int64(6), int64(3))
+	f.Add(int64(4), int64(1), int64(6), int64(0))
+	f.Add(int64(1), int64(0), int64(3), int64(2))
+	f.Add(int64(math.MaxInt64), int64(math.MaxInt64-1), int64(math.MaxInt64-1), int64(3))
+	f.Add(int64(1<<40), int64(7), int64(1<<40+1), int64(9))
+	f.Fuzz(func(t *testing.T, n1, r1, n2, r2 int64) {
+		class := func(n, r int64) (int64, int64) { // a stride ≥ 1 and a residue of it, as load allows
+			if n < 1 {
+				n = 1 + (n & math.MaxInt32)
+			}
+			return n, (r%n + n) % n
+		}
+		n1, r1 = class(n1, r1)
+		n2, r2 = class(n2, r2)
+		x, ok := meet(n1, r1, n2, r2)
+		if id, err := strconv.ParseInt(x, 10, 64); ok && err == nil && (id <= 0 || id%n1 != r1 || id%n2 != r2) {
+			t.Fatalf("meet(%d, %d, %d, %d) names id %d, not in both classes above 0", n1, r1, n2, r2, id)
+		}
+		if n1 > 1000 || n2 > 1000 {
+			return
+		}
+		want := false
+		for id := int64(1); id <= n1*n2 && !want; id++ {
+			want = id%n1 == r1 && id%n2 == r2
+		}
+		if ok != want {
+			t.Fatalf("meet(%d, %d, %d, %d) = %q, %v; a search finds an id in both: %v", n1, r1, n2, r2, x, ok, want)
+		}
+		if _, err := strconv.ParseInt(x, 10, 64); ok && err != nil {
+			t.Fatalf("meet(%d, %d, %d, %d) = %q: for small strides, want the id", n1, r1, n2, r2, x)
+		}
+	})
 }

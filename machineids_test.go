@@ -111,3 +111,39 @@ func TestMachineIDs_RegionsLeaseOnlyTheirRange(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineIDs_ResizedRangeRefusedOnItsStore: a region's store keeps the slot
+// count of a generator's namespace once set (L4), so the same generator with a
+// range of another size on that store is refused, naming the conflict, while a
+// range of the same size elsewhere in the bits is leased.
+func TestMachineIDs_ResizedRangeRefusedOnItsStore(t *testing.T) {
+	st := sharedStore{memstore.New()}
+	open := func(ids string) *cosid.Runtime {
+		cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores: { mem: { type: memory } }\n  generators:\n    ev: { strategy: snowflake, store: mem, machine-ids: " + ids + " }\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil),
+			cosid.WithStoreWrapper(func(string, string, store.RangeStore) store.RangeStore { return st }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rt.Close() })
+		return rt
+	}
+	tests := []struct {
+		ids  string
+		want error // nil: leased
+	}{
+		{"[0, 4]", nil},
+		{"[0, 8]", store.ErrNamespaceConflict},
+		{"[4, 6]", store.ErrNamespaceConflict},
+		{"[4, 8]", nil}, // the same 4 slots, machines 4–7
+	}
+	for _, tc := range tests {
+		_, err := open(tc.ids).Next(t.Context(), "ev")
+		if tc.want == nil && err != nil || tc.want != nil && (!errors.Is(err, tc.want) || !strings.Contains(err.Error(), "set cosid.generators.ev.machine-ids (or slots) and tolerance back")) {
+			t.Errorf("machine-ids %s after [0, 4] on one store: %v; want %v naming cosid.generators.ev.machine-ids", tc.ids, err, tc.want)
+		}
+	}
+}

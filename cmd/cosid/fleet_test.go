@@ -211,3 +211,35 @@ func FuzzFleet_Meet(f *testing.F) {
 		}
 	})
 }
+
+// FuzzConfigCheckFleet checks the fleet check on any two files: no panic, and the
+// order of the files does not change whether it passes, nor how many findings it
+// makes.
+func FuzzConfigCheckFleet(f *testing.F) {
+	gens := []string{
+		"    order: { strategy: segment, store: db, stride: 2, residue: 0 }\n",
+		"    order: { strategy: segment, store: db, stride: 4, residue: 1 }\n",
+		"    order: { strategy: segment, store: mem }\n",
+		"    ev: { strategy: snowflake, store: db, machine-ids: [0, 512] }\n",
+		"    ev: { strategy: snowflake, machine-id: 7 }\n",
+		"    ev: { strategy: cosid-generator, store: db, machine-ids: [100, 200] }\n",
+	}
+	for i, a := range gens {
+		for _, b := range gens[i:] {
+			f.Add(fleetFile("postgres://east/ids", a), fleetFile("postgres://west/ids", b))
+			f.Add(fleetFile("postgres://east/ids", a), fleetFile("postgres://east/ids", b))
+		}
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		dir := t.TempDir()
+		pa, pb := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+		if os.WriteFile(pa, []byte(a), 0o600) != nil || os.WriteFile(pb, []byte(b), 0o600) != nil {
+			t.Fatal("writing the files")
+		}
+		var ab, ba bytes.Buffer
+		errAB, errBA := checkFleet(&ab, []string{pa, pb}), checkFleet(&ba, []string{pb, pa})
+		if (errAB == nil) != (errBA == nil) || strings.Count(ab.String(), "refused: ") != strings.Count(ba.String(), "refused: ") {
+			t.Fatalf("a, b: %v\n%s\nb, a: %v\n%s", errAB, ab.String(), errBA, ba.String())
+		}
+	})
+}

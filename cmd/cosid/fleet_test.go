@@ -181,6 +181,7 @@ func FuzzFleet_Meet(f *testing.F) {
 	f.Add(int64(4), int64(1), int64(6), int64(3))
 	f.Add(int64(4), int64(1), int64(6), int64(0))
 	f.Add(int64(1), int64(0), int64(3), int64(2))
+	f.Add(int64(2), int64(0), int64(4), int64(0)) // they meet at 0, which no generator hands out: 4
 	f.Add(int64(math.MaxInt64), int64(math.MaxInt64-1), int64(math.MaxInt64-1), int64(3))
 	f.Add(int64(1<<40), int64(7), int64(1<<40+1), int64(9))
 	f.Fuzz(func(t *testing.T, n1, r1, n2, r2 int64) {

@@ -2,6 +2,7 @@ package cosid
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -154,7 +155,12 @@ func (m machinePlan) build(ctx context.Context, rt *Runtime, p *plan, st store.R
 	if !ok {
 		return nil, configErr(p.errorf("store", "store %q cannot lease machine ids; use one that can, or set machine-id", p.store))
 	}
-	return snowflake.New(ctx, leases, l, opts...)
+	g, err := snowflake.New(ctx, leases, l, opts...)
+	if errors.Is(err, store.ErrNamespaceConflict) {
+		// Not for a retry to mend: the store keeps the namespace's first settings (L4).
+		return nil, fmt.Errorf("%w; the store keeps the slot count and tolerance of a namespace once set: set %s.machine-ids (or slots) and tolerance back, or give the generator a new name", err, p.path)
+	}
+	return g, err
 }
 
 // machineID resolves a configured machine id: MachineIDFromHostname becomes the

@@ -35,6 +35,10 @@ func TestMachineIDs_ConfigErrorsNameThePath(t *testing.T) {
 		{"WithSlots", gen("{strategy: snowflake, store: mem, slots: 4, machine-ids: [0, 4]}"), "cosid.generators.ev.slots: set with machine-ids"},
 		{"WithFixedMachine", gen("{strategy: snowflake, machine-id: 3, machine-ids: [0, 4]}"), "cosid.generators.ev.machine-id: a fixed machine id takes no store, slots, machine-ids"},
 		{"CosidGeneratorPastBits", gen("{strategy: cosid-generator, store: mem, machine-ids: [0, 1048577]}"), "hi 1048577 is past 1048576, the machines of 20 machine bits"},
+		{"HiPastJavaScriptLayout", gen("{strategy: snowflake, store: mem, layout: javascript, machine-ids: [128, 257]}"), "cosid.generators.ev.machine-ids: [128, 257]: hi 257 is past 256, the machines of 8 machine bits"},
+		{"OverMaxSlots", gen("{strategy: snowflake, store: mem, unit: 1s, timestamp-bits: 30, machine-bits: 23, sequence-bits: 10, machine-ids: [0, 4194305]}"), "cosid.generators.ev.machine-ids: [0, 4194305]: 4194305 machine ids, over the 4194304 slots a namespace may have"},
+		{"Fractions", gen("{strategy: snowflake, store: mem, machine-ids: [0, 4.5]}"), `cosid.generators.ev.machine-ids[1]: "4.5" is not an integer`},
+		{"OnPeriodic", gen("{strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, machine-ids: [0, 4]}"), "cosid.generators.ev.machine-ids: not a setting of strategy periodic-segment"},
 		{"OnSegment", gen("{strategy: segment, store: mem, machine-ids: [0, 4]}"), "cosid.generators.ev.machine-ids: not a setting of strategy segment"},
 	}
 	for _, tc := range tests {
@@ -104,6 +108,42 @@ func TestMachineIDs_RegionsLeaseOnlyTheirRange(t *testing.T) {
 				}
 				machines[k] = region.name + "/" + owner
 			}
+		}
+	}
+}
+
+// TestMachineIDs_ResizedRangeRefusedOnItsStore: a region's store keeps the slot
+// count of a generator's namespace once set (L4), so the same generator with a
+// range of another size on that store is refused, naming the conflict, while a
+// range of the same size elsewhere in the bits is leased.
+func TestMachineIDs_ResizedRangeRefusedOnItsStore(t *testing.T) {
+	st := sharedStore{memstore.New()}
+	open := func(ids string) *cosid.Runtime {
+		cfg, err := cosid.ParseConfig([]byte("cosid:\n  stores: { mem: { type: memory } }\n  generators:\n    ev: { strategy: snowflake, store: mem, machine-ids: " + ids + " }\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := cosid.Open(t.Context(), cfg, cosid.WithLogger(nil),
+			cosid.WithStoreWrapper(func(string, string, store.RangeStore) store.RangeStore { return st }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rt.Close() })
+		return rt
+	}
+	tests := []struct {
+		ids  string
+		want error // nil: leased
+	}{
+		{"[0, 4]", nil},
+		{"[0, 8]", store.ErrNamespaceConflict},
+		{"[4, 6]", store.ErrNamespaceConflict},
+		{"[4, 8]", nil}, // the same 4 slots, machines 4–7
+	}
+	for _, tc := range tests {
+		_, err := open(tc.ids).Next(t.Context(), "ev")
+		if tc.want == nil && err != nil || tc.want != nil && (!errors.Is(err, tc.want) || !strings.Contains(err.Error(), "set cosid.generators.ev.machine-ids (or slots) and tolerance back")) {
+			t.Errorf("machine-ids %s after [0, 4] on one store: %v; want %v naming cosid.generators.ev.machine-ids", tc.ids, err, tc.want)
 		}
 	}
 }

@@ -244,7 +244,7 @@ func (s Source) NextRange(ctx context.Context, n int64) (store.Range, error) {
 	var r store.Range
 	why := "come one at a time, not in ranges"
 	if st, ok := s.g.strided(); ok {
-		why = fmt.Sprintf("are every %d-th number (stride: %d), not consecutive; take them with Next", st.n, st.n)
+		why = fmt.Sprintf("are one number in every %d (%s.stride: %d), not consecutive; take them with Next", st.n, s.g.plan.path, st.n)
 	}
 	if err := s.can("NextRange", s.g != nil && s.g.ranges != nil, why); err != nil {
 		return r, err

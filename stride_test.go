@@ -25,6 +25,13 @@ func TestStride_ConfigErrorsNameThePath(t *testing.T) {
 		{"ResidueNegative", gen("{strategy: segment, store: mem, stride: 3, residue: -1}"), "cosid.generators.order.residue: -1, want 0 to 2"},
 		{"PeriodicResidue", gen("{strategy: periodic-segment, store: mem, period: YEAR, zone: UTC, stride: 4, residue: 9}"), "cosid.generators.order.residue: 9, want 0 to 3"},
 		{"StrideOnSnowflake", gen("{strategy: snowflake, machine-id: 1, stride: 2}"), "cosid.generators.order.stride: not a setting of strategy snowflake"},
+		{"ResidueOnSnowflake", gen("{strategy: snowflake, machine-id: 1, residue: 1}"), "cosid.generators.order.residue: not a setting of strategy snowflake"},
+		{"StrideOnCosidGenerator", gen("{strategy: cosid-generator, machine-id: 1, stride: 2}"), "cosid.generators.order.stride: not a setting of strategy cosid-generator"},
+		{"ResiduePastStride", gen("{strategy: segment, store: mem, stride: 2, residue: 5}"), "cosid.generators.order.residue: 5, want 0 to 1: the residues of stride 2"},
+		{"ResidueOfStrideOne", gen("{strategy: segment, store: mem, stride: 1, residue: 1}"), "cosid.generators.order.residue: 1, want 0 to 0: the residues of stride 1"},
+		{"KeyedResidue", gen("{strategy: segment, store: mem, keyed: true, stride: 3, residue: 3}"), "cosid.generators.order.residue: 3, want 0 to 2"},
+		{"StridePastInt64", gen("{strategy: segment, store: mem, stride: 9223372036854775808}"), `cosid.generators.order.stride: "9223372036854775808" is not an integer`},
+		{"StrideAFraction", gen("{strategy: segment, store: mem, stride: 2.5}"), `cosid.generators.order.stride: "2.5" is not an integer`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,8 +140,8 @@ func TestStride_RangesRefusedNamingStride(t *testing.T) {
 		}
 	}
 	_, err := source(t, rt, "order", "").NextRange(t.Context(), 10)
-	if err == nil || !strings.Contains(err.Error(), "stride: 2") {
-		t.Errorf("NextRange of stride 2: %v; want an error naming stride: 2", err)
+	if want := "cosid.generators.order.stride: 2"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("NextRange of stride 2: %v; want an error naming %s", err, want)
 	}
 }
 

@@ -22,6 +22,7 @@ type fleetGen struct {
 	strategy cosid.Strategy
 	store    string // the store's identity (storeIdentity); "" for none
 	storeAs  string // the store's name in the file, for the messages
+	key      string // the generator's key in its store, {namespace}/{name}: its counter, or its slots' namespace
 
 	segments        bool  // on segments: ids v·stride + residue of the store's values
 	stride, residue int64 // of a generator on segments
@@ -96,7 +97,11 @@ func checkFleet(w io.Writer, files []string) error {
 // file.
 func fleetGenOf(file string, cfg cosid.Config, name string) (fleetGen, error) {
 	gc := cfg.Generators[name]
-	g := fleetGen{file: file, strategy: gc.Strategy, storeAs: gc.Store}
+	ns := cfg.Namespace
+	if ns == "" {
+		ns = cosid.DefaultNamespace
+	}
+	g := fleetGen{file: file, strategy: gc.Strategy, storeAs: gc.Store, key: ns + "/" + name}
 	if gc.Store != "" {
 		g.store = storeIdentity(file, cfg, gc.Store)
 	}
@@ -150,13 +155,23 @@ func (g fleetGen) ids() string {
 // overlap says why a and b, generators of one name in two files, could hand out
 // the same id, or "".
 func overlap(a, b fleetGen) string {
-	sameStore := a.store != "" && a.store == b.store
+	// One counter (or one namespace of slots) only when both the store and the key
+	// are one: two namespaces on one store count apart, as two stores do.
+	sameStore := a.store != "" && a.store == b.store && a.key == b.key
 	switch {
 	case a.strategy != b.strategy:
 		return fmt.Sprintf("one is a %s generator, the other a %s one, and nothing keeps their ids apart; give them one strategy, or different names", a.strategy, b.strategy)
 	case a.segments && sameStore && (a.stride != b.stride || a.residue != b.residue):
-		return fmt.Sprintf("they share one store (%s) with different strides (%s and %s): its values are counted once for both, and v·%d + %d meets w·%d + %d; a shared store takes one stride and residue",
-			a.storeAs, a.ids(), b.ids(), a.stride, a.residue, b.stride, b.residue)
+		// One counter for both: values v of a and w of b never meet, but their ids
+		// v·stride + residue can, when the classes share an id. Where they cannot, the
+		// shared store is refused all the same: it is not a region's own, and each
+		// generator skips the values the other took.
+		why := "no id in both, but each hands out only the values the other did not take, and neither counts in a store of its own"
+		if x, ok := meet(a.stride, a.residue, b.stride, b.residue); ok {
+			why = fmt.Sprintf("v·%d + %d meets w·%d + %d (id %s is in both)", a.stride, a.residue, b.stride, b.residue, x)
+		}
+		return fmt.Sprintf("they share one store (%s) with different strides (%s and %s): its values are counted once for both, so %s; a shared store takes one stride and residue",
+			a.storeAs, a.ids(), b.ids(), why)
 	case a.segments && sameStore:
 		return "" // one region: they share the store's count
 	case a.segments:
@@ -177,12 +192,16 @@ func overlap(a, b fleetGen) string {
 }
 
 // meet reports whether the classes r1 (mod n1) and r2 (mod n2) share an id, and
-// the least one they share when it is found by a short search.
+// the least one above 0 (no generator hands out 0) they share when it is found by a
+// short search.
 func meet(n1, r1, n2, r2 int64) (string, bool) {
 	if (r1-r2)%gcd(n1, n2) != 0 {
 		return "", false
 	}
 	x := r1
+	if x == 0 {
+		x = n1
+	}
 	for range 1 << 20 {
 		if x%n2 == r2 {
 			return fmt.Sprint(x), true
@@ -213,13 +232,19 @@ var locating = []string{"driver", "dsn", "dsn-file", "addr", "addrs", "url", "ur
 	"sentinels", "master-name", "db", "database", "prefix", "root", "store-id", "options"}
 
 // storeIdentity names the store name of cfg, read from file, by where its data is,
-// so that the stores of two files compare: a memory store is its file's own, and a
-// relative SQLite file is read from the file's directory.
+// so that the stores of two files compare: a memory store (and an in-memory SQLite)
+// is its file's own, and a relative file (a SQLite file, as a name or a file: URI,
+// and a dsn-file) is read from the file's directory. Two stores taken for one when
+// they are two would pass generators that count alike in each, so where the place
+// is unclear the identity errs towards two.
 func storeIdentity(file string, cfg cosid.Config, name string) string {
 	sc := cfg.Stores[name]
-	if sc.Type == "memory" {
+	own := func() string {
 		abs, _ := filepath.Abs(file)
-		return "memory of " + abs + " " + name
+		return sc.Type + " of " + abs + " " + name
+	}
+	if sc.Type == "memory" {
+		return own()
 	}
 	at := map[string]any{}
 	for _, k := range locating {
@@ -227,8 +252,23 @@ func storeIdentity(file string, cfg cosid.Config, name string) string {
 			at[k] = v
 		}
 	}
-	if dsn, ok := at["dsn"].(string); ok && at["driver"] == "sqlite" && !filepath.IsAbs(dsn) && !strings.Contains(dsn, ":") {
-		at["dsn"] = filepath.Join(cfg.Dir, dsn)
+	fromDir := func(path string) string {
+		if filepath.IsAbs(path) {
+			return path
+		}
+		abs, _ := filepath.Abs(filepath.Join(cfg.Dir, path))
+		return abs
+	}
+	if f, ok := at["dsn-file"].(string); ok {
+		at["dsn-file"] = fromDir(f)
+	}
+	if dsn, ok := at["dsn"].(string); ok && (at["driver"] == "sqlite" || at["driver"] == "sqlite3") {
+		if strings.HasPrefix(dsn, ":memory:") || strings.Contains(dsn, "mode=memory") || strings.Contains(dsn, "vfs=memdb") {
+			return own()
+		}
+		// A name and a file: URI of one file, whatever their parameters, are one store.
+		path, _, _ := strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
+		at["dsn"] = "file:" + fromDir(path)
 	}
 	b, _ := json.Marshal(at) // sorted keys: one text for one place
 	return sc.Type + " " + string(b)

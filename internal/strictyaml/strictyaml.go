@@ -244,6 +244,11 @@ func decodeScalar(n *yaml.Node, path string, v reflect.Value) error {
 		v.SetString(n.Value)
 		return nil
 	}
+	if k := v.Kind(); k >= reflect.Int && k <= reflect.Uint64 && n.ShortTag() == "!!float" {
+		// yaml.v3 would truncate it: stride 2.5 would be stride 2, another class
+		// of ids than the one written.
+		return Errorf(n, path, "%q is not %s", n.Value, kindName(v.Type()))
+	}
 	target := reflect.New(v.Type())
 	if err := n.Decode(target.Interface()); err != nil {
 		return Errorf(n, path, "%q is not %s", n.Value, kindName(v.Type()))

@@ -69,6 +69,8 @@ func TestDecode_Errors(t *testing.T) {
 		{"DuplicateKey", "count: 1\ncount: 2", "line 2: root.count: defined twice"},
 		{"NotAnInteger", "count: ten", `root.count: "ten" is not an integer`},
 		{"IntegerOverflow", "count: 99999999999999999999", "is not an integer"},
+		{"IntegerAFraction", "count: 2.5", `root.count: "2.5" is not an integer`}, // yaml.v3 alone makes it 2
+		{"IntegerAnExponent", "count: 1e3", `root.count: "1e3" is not an integer`},
 		{"DurationAsNumber", "wait: 5", `root.wait: "5" is not a duration; write one like "500ms", "2s", "48h"`},
 		{"DurationWithoutUnit", `wait: "5"`, "is not a duration"},
 		{"NotABool", "inner: {flag: maybe}", `root.inner.flag: "maybe" is not true or false`},

@@ -23,7 +23,7 @@ func FuzzStoreAPI_Body(f *testing.F) {
 		f.Add(seed)
 	}
 	s := newServer(f, nil)
-	paths := []string{wire.PathReserve, wire.PathSeal, wire.PathAcquire, wire.PathRenew, wire.PathRelease}
+	paths := []string{wire.PathReserve, wire.PathSeal, wire.PathGiveBack, wire.PathAcquire, wire.PathRenew, wire.PathRelease}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, path := range paths {
 			status, _, got := do(t, s, "POST", path, body)

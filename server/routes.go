@@ -36,6 +36,7 @@ var routes = []route{
 	// The store API of httpstore (/v1/store): v1_store.go.
 	{"POST " + wire.PathReserve, RoleStore, audited, (*Server).reserve},
 	{"POST " + wire.PathSeal, RoleStore, audited, (*Server).seal},
+	{"POST " + wire.PathGiveBack, RoleStore, audited, (*Server).giveBack},
 	{"POST " + wire.PathAcquire, RoleStore, audited, (*Server).acquire},
 	{"POST " + wire.PathRenew, RoleStore, audited, (*Server).renew},
 	{"POST " + wire.PathRelease, RoleStore, audited, (*Server).release},

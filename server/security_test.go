@@ -49,6 +49,7 @@ func TestSecurity_H1_IdsTokenCannotCallAdmin(t *testing.T) {
 		{"GET", "/ids/order", "", idsToken},
 		{"POST", wire.PathReserve, `{"key":"h1","size":1}`, storeToken},
 		{"POST", wire.PathSeal, `{"key":"h1s"}`, storeToken},
+		{"POST", wire.PathGiveBack, `{"key":"h1g","start":"1","end":"2"}`, storeToken},
 		{"POST", wire.PathKeys, `{"prefix":"","limit":10}`, adminToken},
 		{"POST", wire.PathRaise, `{"key":"h1r","next":"5"}`, adminToken},
 		{"POST", wire.PathSlots, `{"namespace":"nope"}`, adminToken},

@@ -37,6 +37,7 @@ func TestStoreAPI_NamesTheStoreIdentity(t *testing.T) {
 		{wire.PathReserve, `{"key": "k", "size": 10}`},
 		{wire.PathReserve, `{"key": "k", "size": -1}`}, // refused
 		{wire.PathSeal, `{"key": "k"}`},
+		{wire.PathGiveBack, `{"key": "k", "start": "5", "end": "11"}`},
 	} {
 		method := http.MethodPost
 		if c.body == "" {

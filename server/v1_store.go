@@ -76,6 +76,20 @@ func (s *Server) seal(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
+// giveBack serves PathGiveBack: the served store's GiveBack (S7), or false where
+// the store takes none, so that the caller's tail stays a gap as it would on that
+// store in its own process.
+func (s *Server) giveBack(w http.ResponseWriter, r *http.Request) error {
+	return storeCall(w, r, s.rangeStore, func(ctx context.Context, st store.RangeStore, req wire.GiveBackRequest) (any, error) {
+		gb, ok := st.(store.GiveBacker)
+		if !ok {
+			return wire.GivenBack{}, nil
+		}
+		lowered, err := gb.GiveBack(ctx, req.Key, store.Range{Start: req.Start, End: req.End})
+		return wire.GivenBack{Lowered: lowered}, err
+	})
+}
+
 func (s *Server) acquire(w http.ResponseWriter, r *http.Request) error {
 	return storeCall(w, r, s.leaseStore, func(ctx context.Context, st store.SlotLeaseStore, body wire.LeaseRequest) (any, error) {
 		req, err := body.Store()

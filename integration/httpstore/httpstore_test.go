@@ -58,14 +58,16 @@ func newStore(t *testing.T, url string, opts ...httpstore.Option) *httpstore.Sto
 }
 
 // TestRangeStoreContract runs the kit with every other store instance behind a
-// second server of the same backend, as processes behind a load balancer.
+// second server of the same backend, as processes behind a load balancer. The
+// servers take a token, which serves the admin routes that the kit's S7 cases read
+// a key's state with.
 func TestRangeStoreContract(t *testing.T) {
 	shared := memstore.New()
-	urls := []string{serve(t, shared), serve(t, shared.Sibling())}
+	urls := []string{serve(t, shared, server.WithToken("s3cret")), serve(t, shared.Sibling(), server.WithToken("s3cret"))}
 	n := 0
 	storetest.RunRangeStore(t, func(t *testing.T) store.RangeStore {
 		n++
-		return newStore(t, urls[n%2])
+		return newStore(t, urls[n%2], httpstore.WithToken("s3cret"))
 	})
 }
 

@@ -26,6 +26,22 @@ func (s *Store) Reserve(ctx context.Context, key string, size, initialOffset int
 	return store.Range(r), nil
 }
 
+// GiveBack implements store.GiveBacker through the server's store (S7). It is
+// sent to one server only, never made again on another when its outcome is
+// unknown: a give-back repeated after another caller reserved the tail it lowered
+// would lower the value below that caller's range. A server whose store takes no
+// give-back answers false, and the tail stays a gap.
+func (s *Store) GiveBack(ctx context.Context, key string, tail store.Range) (bool, error) {
+	if err := storekit.CheckGiveBack(key, tail); err != nil {
+		return false, fmt.Errorf("httpstore: %w", err)
+	}
+	var out wire.GivenBack
+	if err := s.call(ctx, wire.PathGiveBack, wire.GiveBackRequest{Key: key, Start: tail.Start, End: tail.End}, &out); err != nil {
+		return false, fmt.Errorf("httpstore: give back %v of %q: %w", tail, key, err)
+	}
+	return out.Lowered, nil
+}
+
 // Seal implements store.RangeStore.
 func (s *Store) Seal(ctx context.Context, key string) error {
 	if err := store.CheckKey(key); err != nil {

@@ -25,6 +25,8 @@ const (
 	PathAcquire = "/v1/store/acquire"
 	PathRenew   = "/v1/store/renew"
 	PathRelease = "/v1/store/release"
+	// PathGiveBack gives a range's unused tail back (store.GiveBacker, S7).
+	PathGiveBack = "/v1/store/give-back"
 )
 
 // Error is the body of every error answer: a stable code and a message for people.
@@ -141,6 +143,20 @@ type Range struct {
 // SealRequest is the body of PathSeal.
 type SealRequest struct {
 	Key string `json:"key"`
+}
+
+// GiveBackRequest is the body of PathGiveBack: the key, and the tail [Start, End)
+// of the caller's last range to give back, in strings like every id of the API.
+type GiveBackRequest struct {
+	Key   string `json:"key"`
+	Start int64  `json:"start,string"`
+	End   int64  `json:"end,string"`
+}
+
+// GivenBack is the answer of PathGiveBack: whether the key's next value was
+// lowered. A server whose store takes no give-back answers false.
+type GivenBack struct {
+	Lowered bool `json:"lowered"`
 }
 
 // LeaseRequest is the body of PathAcquire. Durations are Go duration strings ("30s");

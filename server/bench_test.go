@@ -146,12 +146,17 @@ func BenchmarkLoopback(b *testing.B) {
 		w.Write(body)
 	})
 	srv := mustNew(b, rt, WithLogger(nil), WithToken(token), WithMetrics(m, http.NotFoundHandler()))
+	// srvRate is srv with a rate limit that never refuses: next/rate beside next is
+	// what the limiter costs a request over a connection.
+	srvRate := mustNew(b, rt, WithLogger(nil), WithToken(token), WithMetrics(m, http.NotFoundHandler()),
+		WithRateLimit(RateLimit{IDsPerSecond: 1e12, NewKeysPerSecond: 1e12}))
 	for _, bc := range []struct {
 		name, path string
 		server     func() *http.Server // a server is closed at the end of each run
 	}{
 		{"bare", "/", func() *http.Server { return &http.Server{Handler: constant} }},
 		{"next", "/v1/generators/order/next", func() *http.Server { return srv.HTTPServer("127.0.0.1:0") }},
+		{"next/rate", "/v1/generators/order/next", func() *http.Server { return srvRate.HTTPServer("127.0.0.1:0") }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -96,11 +96,14 @@ type rateLimiter struct {
 	// the clock and the bucket's lock: 10 ms of the rate, at most an eighth of the
 	// burst; 0 (every request to the bucket) below 100 ids a second. So a caller
 	// may take up to ahead more than burst after a pause, never more than the rate.
-	ahead    int64
-	role     *callerRate // the caller callerRoleIDs
-	callers  sync.Map    // caller → *callerRate
-	n        atomic.Int64
-	shrinker sync.Mutex
+	ahead   int64
+	role    *callerRate // the caller callerRoleIDs
+	callers sync.Map    // caller → *callerRate
+	// lastFound is the caller last found in callers: a server whose requests come
+	// from one address, or a few in turns, finds it without a lookup.
+	lastFound atomic.Pointer[callerRate]
+	n         atomic.Int64
+	shrinker  sync.Mutex
 }
 
 // callerRate is the buckets of one caller, and when it last called.
@@ -113,6 +116,8 @@ type callerRate struct {
 	// back what it took.
 	credit atomic.Int64
 	last   atomic.Int64 // unix ns, to lastEvery: the last call that read the clock
+	name   string       // the caller's, its key in rateLimiter.callers
+	gone   atomic.Bool  // forgotten: no longer in rateLimiter.callers
 }
 
 // lastEvery is how often a caller's last call is written down: the order in which
@@ -221,13 +226,19 @@ func (rl *rateLimiter) take(caller string, n int64, newKey bool) error {
 	return nil
 }
 
-// known returns the buckets of caller, nil when it has none.
+// known returns the buckets of caller, nil when it has none: the last caller
+// found, when it is caller again, without looking it up.
 func (rl *rateLimiter) known(caller string) *callerRate {
 	if caller == callerRoleIDs {
 		return rl.role
 	}
+	if c := rl.lastFound.Load(); c != nil && c.name == caller && !c.gone.Load() {
+		return c
+	}
 	if v, ok := rl.callers.Load(caller); ok {
-		return v.(*callerRate)
+		c := v.(*callerRate)
+		rl.lastFound.Store(c)
+		return c
 	}
 	return nil
 }
@@ -235,8 +246,9 @@ func (rl *rateLimiter) known(caller string) *callerRate {
 // add returns the buckets of caller, made full at now unless another call made them.
 func (rl *rateLimiter) add(caller string, now time.Time) *callerRate {
 	c := rl.newCaller()
+	c.name = strings.Clone(caller)
 	c.last.Store(now.UnixNano())
-	v, loaded := rl.callers.LoadOrStore(strings.Clone(caller), c)
+	v, loaded := rl.callers.LoadOrStore(c.name, c)
 	if loaded {
 		return v.(*callerRate)
 	}
@@ -263,9 +275,7 @@ func (rl *rateLimiter) shrink(now time.Time) {
 	rl.callers.Range(func(k, v any) bool {
 		c := v.(*callerRate)
 		if rl.full(c, now) {
-			if rl.callers.CompareAndDelete(k, v) {
-				rl.n.Add(-1)
-			}
+			rl.forget(k, c)
 			return true
 		}
 		busy = append(busy, entry{k, c, c.last.Load()})
@@ -280,9 +290,16 @@ func (rl *rateLimiter) shrink(now time.Time) {
 		if rl.n.Load() <= keep {
 			break
 		}
-		if rl.callers.CompareAndDelete(e.key, e.c) {
-			rl.n.Add(-1)
-		}
+		rl.forget(e.key, e.c)
+	}
+}
+
+// forget removes c, the buckets of caller key, from the callers, and from
+// lastFound: known no longer returns them, so that a caller never has two.
+func (rl *rateLimiter) forget(key any, c *callerRate) {
+	c.gone.Store(true)
+	if rl.callers.CompareAndDelete(key, c) {
+		rl.n.Add(-1)
 	}
 }
 

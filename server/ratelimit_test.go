@@ -346,3 +346,28 @@ func TestRateLimit_TakenAhead_NeverPastTheBucket(t *testing.T) {
 		})
 	}
 }
+
+// TestRateLimit_ForgottenCaller_FoundAnew checks that a caller the limiter forgot
+// (shrink) is not found again in its cache of the last caller: its next call gets
+// the one new, full bucket, and the calls after it that bucket, not the old one.
+func TestRateLimit_ForgottenCaller_FoundAnew(t *testing.T) {
+	clock := newRateClock()
+	rl := newRateLimiter(RateLimit{IDsPerSecond: 1, Burst: 2}, clock.now, 64)
+	if err := rl.take("192.0.2.1", 2, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := rl.take("192.0.2.1", 1, false); err == nil {
+		t.Fatal("a third id of a burst of 2: allowed") // and the caller is now the last found
+	}
+	v, _ := rl.callers.Load("192.0.2.1")
+	rl.forget("192.0.2.1", v.(*callerRate))
+	if err := rl.take("192.0.2.1", 2, false); err != nil {
+		t.Fatalf("the forgotten caller's burst = %v, want a new full bucket", err)
+	}
+	if err := rl.take("192.0.2.1", 1, false); err == nil {
+		t.Fatal("an id past the new bucket's burst: allowed")
+	}
+	if n := rl.size(); n != 1 {
+		t.Fatalf("callers kept = %d, want 1", n)
+	}
+}

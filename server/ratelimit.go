@@ -29,7 +29,8 @@ type RateLimit struct {
 	IDsPerSecond float64
 	// Burst is the most ids one caller may take at once, after a pause; 0 is one
 	// second's worth (IDsPerSecond rounded up). A request for more than Burst ids
-	// is refused whatever the wait.
+	// is refused whatever the wait. A busy caller's requests take 10 ms of its
+	// rate ahead (at most Burst/8), so after a pause it may get that many more.
 	Burst int
 	// NewKeysPerSecond is the keys of keyed generators one caller may open a second
 	// that are not open on this server (a key new in the store is one of them); 0 is

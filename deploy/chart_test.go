@@ -19,6 +19,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cosid-go/cosid"
 	"github.com/cosid-go/cosid/server"
@@ -492,5 +493,56 @@ func checkStateVolume(t *testing.T, sts *appsv1.StatefulSet, stateFile string) {
 	}
 	if fs := sts.Spec.Template.Spec.SecurityContext.FSGroup; fs == nil || *fs != *sts.Spec.Template.Spec.SecurityContext.RunAsUser {
 		t.Errorf("fsGroup %v: the claim is not writable by the container's user", fs)
+	}
+}
+
+// TestChart_RateLimitsReachTheServer checks that the chart's values carry
+// serve.limits.rate into the ConfigMap's cosid.yaml: written out and off (0) by
+// default, so that an operator sees the settings there, and the values a release
+// sets, which the configuration accepts.
+func TestChart_RateLimitsReachTheServer(t *testing.T) {
+	tests := []struct {
+		name string
+		sets []string
+		want cosid.ServeRate
+	}{
+		{"OffByDefault", nil, cosid.ServeRate{}},
+		{"Set", []string{"config.cosid.serve.limits.rate.ids-per-second=20000,config.cosid.serve.limits.rate.burst=100000,config.cosid.serve.limits.rate.new-keys-per-second=10"},
+			cosid.ServeRate{IDsPerSecond: 20000, Burst: 100000, NewKeysPerSecond: 10}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.sets...)
+			cfg, err := cosid.ParseConfig([]byte(r.configMap.Data["cosid.yaml"]))
+			if err != nil {
+				t.Fatalf("the ConfigMap's cosid.yaml: %v", err)
+			}
+			var raw struct {
+				Cosid struct {
+					Serve struct {
+						Limits struct {
+							Rate map[string]any `json:"rate"`
+						} `json:"limits"`
+					} `json:"serve"`
+				} `json:"cosid"`
+			}
+			if err := yaml.Unmarshal([]byte(r.configMap.Data["cosid.yaml"]), &raw); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"ids-per-second", "burst", "new-keys-per-second"} {
+				if _, ok := raw.Cosid.Serve.Limits.Rate[k]; !ok {
+					t.Errorf("the ConfigMap's cosid.yaml has no serve.limits.rate.%s: %v", k, raw.Cosid.Serve.Limits.Rate)
+				}
+			}
+			if got := cfg.Serve.Limits.Rate; got != tt.want {
+				t.Fatalf("serve.limits.rate = %+v, want %+v", got, tt.want)
+			}
+			if cfg.Serve.Store != "db" {
+				t.Errorf("serve.store = %q, want db", cfg.Serve.Store)
+			}
+			if err := cfg.Offline().Validate(); err != nil {
+				t.Errorf("the ConfigMap's cosid.yaml, checked offline: %v", err)
+			}
+		})
 	}
 }

@@ -81,6 +81,15 @@ func BenchmarkNext(b *testing.B) {
 	// served is the handler of cosid serve on a loopback address: the host guard, the
 	// metrics and the token.
 	served := mustNew(b, rt, WithLogger(nil), WithToken(token), WithMetrics(m, http.NotFoundHandler())).HTTPServer("127.0.0.1:8686").Handler
+	// withRate and servedRate are s and served with a rate limit that never
+	// refuses, so that count=1/rate and count=1/served/rate beside count=1 and
+	// count=1/served are what the limiter costs a request (issue 30 §3: under 5%).
+	// Every request of a run comes from one caller, as from one busy client: the
+	// remote address of withRate, the token of servedRate. Side by side:
+	// go test -run '^$' -bench 'BenchmarkNext$/^count=1$' -count=5 ./server/
+	never := WithRateLimit(RateLimit{IDsPerSecond: 1e12, NewKeysPerSecond: 1e12})
+	withRate := mustNew(b, rt, WithLogger(nil), never)
+	servedRate := mustNew(b, rt, WithLogger(nil), WithToken(token), WithMetrics(m, http.NotFoundHandler()), never).HTTPServer("127.0.0.1:8686").Handler
 	for _, bc := range []struct {
 		name, target string
 		header       []string
@@ -88,7 +97,9 @@ func BenchmarkNext(b *testing.B) {
 		{"count=1", "/v1/generators/order/next", nil},
 		{"count=1/metrics", "/v1/generators/order/next", nil},
 		{"count=1/token", "/v1/generators/order/next", []string{"Authorization", "Bearer " + token}},
+		{"count=1/rate", "/v1/generators/order/next", nil},
 		{"count=1/served", "http://127.0.0.1:8686/v1/generators/order/next", []string{"Authorization", "Bearer " + token}},
+		{"count=1/served/rate", "http://127.0.0.1:8686/v1/generators/order/next", []string{"Authorization", "Bearer " + token}},
 		{"count=100", "/v1/generators/order/next?count=100", nil},
 		{"count=1000", "/v1/generators/order/next?count=1000", nil},
 		{"count=1000/json", "/v1/generators/order/next?count=1000", []string{"Accept", "application/json"}},
@@ -98,6 +109,10 @@ func BenchmarkNext(b *testing.B) {
 		switch bc.name {
 		case "count=1/served":
 			h = served
+		case "count=1/served/rate":
+			h = servedRate
+		case "count=1/rate":
+			h = withRate
 		case "count=1/metrics":
 			h = withMetrics
 		case "count=1/token":
@@ -132,12 +147,17 @@ func BenchmarkLoopback(b *testing.B) {
 		w.Write(body)
 	})
 	srv := mustNew(b, rt, WithLogger(nil), WithToken(token), WithMetrics(m, http.NotFoundHandler()))
+	// srvRate is srv with a rate limit that never refuses: next/rate beside next is
+	// what the limiter costs a request over a connection.
+	srvRate := mustNew(b, rt, WithLogger(nil), WithToken(token), WithMetrics(m, http.NotFoundHandler()),
+		WithRateLimit(RateLimit{IDsPerSecond: 1e12, NewKeysPerSecond: 1e12}))
 	for _, bc := range []struct {
 		name, path string
 		server     func() *http.Server // a server is closed at the end of each run
 	}{
 		{"bare", "/", func() *http.Server { return &http.Server{Handler: constant} }},
 		{"next", "/v1/generators/order/next", func() *http.Server { return srv.HTTPServer("127.0.0.1:0") }},
+		{"next/rate", "/v1/generators/order/next", func() *http.Server { return srvRate.HTTPServer("127.0.0.1:0") }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")

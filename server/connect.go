@@ -163,6 +163,9 @@ func (s *Server) toConnectError(ctx context.Context, procedure string, err error
 		code, wcode, msg = connect.CodeNotFound, wire.CodeUnknownGenerator, err.Error()
 	case badKey(err):
 		code, wcode, msg = connect.CodeInvalidArgument, wire.CodeInvalidArgument, err.Error()
+	case errors.Is(err, cosid.ErrMaxKeys):
+		// The 409 of /v1: no retry helps until max-keys is raised.
+		code, wcode, msg = connect.CodeFailedPrecondition, codeMaxKeys, err.Error()
 	default:
 		var status int
 		status, wcode = wire.Classify(err)

@@ -45,6 +45,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusNotFound, wire.CodeUnknownGenerator, err.Error())
 	case badKey(err):
 		writeError(w, http.StatusBadRequest, wire.CodeInvalidArgument, err.Error())
+	case errors.Is(err, cosid.ErrMaxKeys):
+		// Not a 503: the store is well, and no retry helps until the setting the
+		// message names is raised.
+		writeError(w, http.StatusConflict, codeMaxKeys, err.Error())
 	default:
 		status, code := wire.Classify(err)
 		msg := err.Error()
@@ -58,6 +62,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, status, code, msg)
 	}
 }
+
+// codeMaxKeys is the API's error code of a new key refused by its template's
+// max-keys (cosid.ErrMaxKeys).
+const codeMaxKeys = "max_keys"
 
 // codecFull is the error of a codec that cannot write a value of generator name,
 // as the runtime words it: cosid.ErrExhausted, a 409 exhausted, since a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -261,7 +262,7 @@ func TestRateLimit_CallerMap_Bounded(t *testing.T) {
 	}
 	for i := range 2000 {
 		clock.add(time.Millisecond)
-		if err := rl.take(fmt.Sprintf("addr:%d", i), 2, false); err != nil {
+		if err := rl.take(fmt.Sprintf("192.0.2.%d", i), 2, false); err != nil {
 			t.Fatal(err)
 		}
 		if i%16 == 0 {
@@ -303,5 +304,70 @@ func TestWithRateLimit_BadValues(t *testing.T) {
 		if _, err := New(openRuntime(t), WithRateLimit(l)); err == nil || !strings.Contains(err.Error(), "WithRateLimit") {
 			t.Errorf("New with %+v: %v, want an error of WithRateLimit", l, err)
 		}
+	}
+}
+
+// TestRateLimit_TakenAhead_NeverPastTheBucket checks that the ids a busy caller's
+// requests take ahead of their own (10 ms of the rate) come out of its bucket: in
+// one instant the caller gets exactly its burst, one id a call, from one goroutine
+// or many; a second later exactly one second's worth more.
+func TestRateLimit_TakenAhead_NeverPastTheBucket(t *testing.T) {
+	for _, workers := range []int{1, 8} {
+		t.Run(fmt.Sprintf("%d goroutines", workers), func(t *testing.T) {
+			clock := newRateClock()
+			rl := newRateLimiter(RateLimit{IDsPerSecond: 1000, Burst: 2000}, clock.now, 64)
+			if rl.ahead != 10 {
+				t.Fatalf("ahead = %d, want 10 (10 ms of 1000 a second)", rl.ahead)
+			}
+			drain := func() int64 {
+				var got atomic.Int64
+				var wg sync.WaitGroup
+				for range workers {
+					wg.Go(func() {
+						for rl.take("192.0.2.1", 1, false) == nil {
+							got.Add(1)
+						}
+					})
+				}
+				wg.Wait()
+				// What a goroutine left ahead when it was refused, taken now.
+				for rl.take("192.0.2.1", 1, false) == nil {
+					got.Add(1)
+				}
+				return got.Load()
+			}
+			if got := drain(); got != 2000 {
+				t.Fatalf("ids in one instant = %d, want the burst, 2000", got)
+			}
+			clock.add(time.Second)
+			if got := drain(); got != 1000 {
+				t.Fatalf("ids a second later = %d, want 1000", got)
+			}
+		})
+	}
+}
+
+// TestRateLimit_ForgottenCaller_FoundAnew checks that a caller the limiter forgot
+// (shrink) is not found again in its cache of the last caller: its next call gets
+// the one new, full bucket, and the calls after it that bucket, not the old one.
+func TestRateLimit_ForgottenCaller_FoundAnew(t *testing.T) {
+	clock := newRateClock()
+	rl := newRateLimiter(RateLimit{IDsPerSecond: 1, Burst: 2}, clock.now, 64)
+	if err := rl.take("192.0.2.1", 2, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := rl.take("192.0.2.1", 1, false); err == nil {
+		t.Fatal("a third id of a burst of 2: allowed") // and the caller is now the last found
+	}
+	v, _ := rl.callers.Load("192.0.2.1")
+	rl.forget("192.0.2.1", v.(*callerRate))
+	if err := rl.take("192.0.2.1", 2, false); err != nil {
+		t.Fatalf("the forgotten caller's burst = %v, want a new full bucket", err)
+	}
+	if err := rl.take("192.0.2.1", 1, false); err == nil {
+		t.Fatal("an id past the new bucket's burst: allowed")
+	}
+	if n := rl.size(); n != 1 {
+		t.Fatalf("callers kept = %d, want 1", n)
 	}
 }

@@ -253,6 +253,10 @@ func TestStreamRanges_OpenStreamsMetric_UpAndDown(t *testing.T) {
 	}
 }
 
+// cutWait is how long holdUntilCut waits for a cut before it fails: a failure's
+// bound, far above the stream-idle of the tests.
+const cutWait = 30 * time.Second
+
 // holdUntilCut opens a stream of size ranges on conn, reads k of them, then reads
 // nothing until the server has cut the stream (its log line on cuts), and returns
 // the log record, the ranges the client then still reads, and the error the
@@ -271,8 +275,8 @@ func holdUntilCut(t *testing.T, conn *grpc.ClientConn, cuts chan slog.Record, si
 	var cut slog.Record
 	select {
 	case cut = <-cuts:
-	case <-t.Context().Done():
-		t.Fatal("the stream was not cut")
+	case <-time.After(cutWait):
+		t.Fatalf("the stream was not cut within %v", cutWait)
 	}
 	n, err := drain(st)
 	return cut, st, n, err

@@ -268,8 +268,10 @@ func (s ServeConfig) check() error {
 		return fmt.Errorf("cosid.serve.limits.max-lease-ttl: %v, want a positive duration (or leave it out for 10m)", l.MaxLeaseTTL)
 	case l.MaxStreams < 0:
 		return fmt.Errorf("cosid.serve.limits.max-streams: %d, want ≥ 1 (or leave it out for 256)", l.MaxStreams)
-	case l.StreamIdle < 0:
-		return fmt.Errorf("cosid.serve.limits.stream-idle: %v, want a positive duration (or leave it out for 30s)", l.StreamIdle)
+	case l.StreamIdle < 0 || l.StreamIdle > 0 && l.StreamIdle < time.Second:
+		// Under a second, a pause of a healthy client (a collection, a full
+		// socket buffer) would cut its stream.
+		return fmt.Errorf("cosid.serve.limits.stream-idle: %v, want 1s or more (or leave it out for 30s)", l.StreamIdle)
 	}
 	if err := l.Rate.check(); err != nil {
 		return err

@@ -546,3 +546,30 @@ func TestChart_RateLimitsReachTheServer(t *testing.T) {
 		})
 	}
 }
+
+// heldStreamBytes is the most heap a StreamRanges call held open and unread costs
+// the server (docs/server.md, "Streams": about 1 MB on the gRPC listener,
+// BenchmarkStreamMemory in server/).
+const heldStreamBytes = 1 << 20
+
+// TestChart_HeldStreamsFitTheMemoryLimit: with the default values, the streams
+// serve.limits.max-streams lets callers hold, at their cost each, and the memory the
+// pod requests for the rest fit the container's memory limit, so that holding
+// every stream cannot get the pod killed for memory.
+func TestChart_HeldStreamsFitTheMemoryLimit(t *testing.T) {
+	r := render(t)
+	cfg, err := cosid.ParseConfig([]byte(r.configMap.Data["cosid.yaml"]))
+	if err != nil {
+		t.Fatalf("the ConfigMap's cosid.yaml: %v", err)
+	}
+	most := int64(cfg.Serve.Limits.MaxStreams)
+	if most == 0 {
+		most = 256 // the server's default
+	}
+	res := r.deploy.Spec.Template.Spec.Containers[0].Resources
+	limit, base := res.Limits.Memory().Value(), res.Requests.Memory().Value()
+	if need := most*heldStreamBytes + base; limit == 0 || need > limit {
+		t.Fatalf("max-streams %d × %d bytes + the %d requested = %d bytes, over the memory limit of %d: lower cosid.serve.limits.max-streams in config, or raise resources.limits.memory",
+			most, heldStreamBytes, base, need, limit)
+	}
+}

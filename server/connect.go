@@ -71,32 +71,59 @@ func (s *Server) connectHandlers() map[string]http.Handler {
 	return handlers
 }
 
-// streamWriter moves the write deadline of a server stream on with every write, by
-// stream-idle: the http.Server's WriteTimeout would end a stream that lasts longer
-// than it, and a client that stops reading would hold a stream without one. A
-// write past its deadline fails with errStreamIdle; net/http has reset the stream.
+// streamWriter moves the write deadline of a server stream on with every write and
+// flush, by stream-idle: the http.Server's WriteTimeout would end a stream that
+// lasts longer than it, and a client that stops reading would hold a stream
+// without one. A write or flush past its deadline (net/http has then reset the
+// stream) makes this and every later write fail with errStreamIdle. connect-go
+// writes a message into net/http's buffer and then flushes it, dropping the
+// flush's error, and the flush is where a send waits for the client: the send
+// reads cut (idService.StreamRanges), reached through the request's context.
 type streamWriter struct {
 	http.ResponseWriter
 	rc   *http.ResponseController
 	idle time.Duration
+	cut  bool // a write or flush ran past its deadline
 }
 
 func (w *streamWriter) Write(p []byte) (int, error) {
-	deadline := time.Now().Add(w.idle)
-	// A writer without deadlines (a test's recorder) streams without one.
-	_ = w.rc.SetWriteDeadline(deadline)
+	if w.cut {
+		return 0, errStreamIdle
+	}
+	deadline := w.deadline()
 	n, err := w.ResponseWriter.Write(p)
 	if err != nil && !time.Now().Before(deadline) {
+		w.cut = true
 		err = fmt.Errorf("%w: %w", errStreamIdle, err)
 	}
 	return n, err
 }
 
 func (w *streamWriter) Flush() {
+	if w.cut {
+		return
+	}
+	deadline := w.deadline()
+	// A flush that returns at its deadline was cut, whether or not the writers
+	// between here and net/http pass its error on.
 	_ = w.rc.Flush()
+	if !time.Now().Before(deadline) {
+		w.cut = true
+	}
+}
+
+// deadline sets the write deadline stream-idle from now and returns it. A writer
+// without deadlines (a test's recorder) streams without one.
+func (w *streamWriter) deadline() time.Time {
+	deadline := time.Now().Add(w.idle)
+	_ = w.rc.SetWriteDeadline(deadline)
+	return deadline
 }
 
 func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// streamWriterKey is the context key of a stream's streamWriter.
+type streamWriterKey struct{}
 
 // rpcErrors turns the errors of the handlers into Connect errors, as fail does for
 // /v1: the code of the status, the API's error code in the cosid-code metadata.

@@ -75,7 +75,19 @@ func (i *idService) NextRange(ctx context.Context, req *connect.Request[cosidv1.
 }
 
 func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosidv1.StreamRangesRequest], stream *connect.ServerStream[cosidv1.StreamRangesResponse]) error {
-	return i.streamRanges(ctx, req.Msg, stream.Send)
+	send := stream.Send
+	if sw, ok := ctx.Value(streamWriterKey{}).(*streamWriter); ok {
+		// connect-go drops the error of the flush that waited stream-idle for
+		// the client: the writer keeps it.
+		send = func(m *cosidv1.StreamRangesResponse) error {
+			err := stream.Send(m)
+			if err == nil && sw.cut {
+				err = errStreamIdle
+			}
+			return err
+		}
+	}
+	return i.streamRanges(ctx, req.Msg, send)
 }
 
 // streamRanges answers a StreamRanges call of either transport, sending each range
@@ -106,7 +118,7 @@ func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesR
 	msg := new(cosidv1.StreamRangesResponse)
 	for sent := int64(0); most == 0 || sent < most; sent++ {
 		if err := ctx.Err(); err != nil {
-			return err
+			return err // the client ended the stream
 		}
 		if err := i.s.chargeRPC(ctx, src, size); err != nil {
 			return err
@@ -120,7 +132,7 @@ func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesR
 			// The client stopped, or did not read for stream-idle: the range taken
 			// is a gap, as a dropped answer of /range is.
 			if errors.Is(err, errStreamIdle) {
-				return idleError(i.s.caps().StreamIdle)
+				return i.s.streamCut(ctx, g.info.Name)
 			}
 			return err
 		}

@@ -265,9 +265,13 @@ func (g grpcIDs) NextRange(ctx context.Context, req *cosidv1.NextRangeRequest) (
 // StreamRanges answers with idService's streamRanges, whose sends are cut after
 // stream-idle by returning: grpc-go has no write deadline.
 func (g grpcIDs) StreamRanges(req *cosidv1.StreamRangesRequest, st grpc.ServerStreamingServer[cosidv1.StreamRangesResponse]) error {
-	return watchSends(g.i.s.caps().StreamIdle, st.Send, func(send func(*cosidv1.StreamRangesResponse) error) error {
+	err := watchSends(g.i.s.caps().StreamIdle, st.Send, func(send func(*cosidv1.StreamRangesResponse) error) error {
 		return g.i.streamRanges(st.Context(), req, send)
 	})
+	if errors.Is(err, errStreamIdle) {
+		return g.i.s.streamCut(st.Context(), req.GetName())
+	}
+	return err
 }
 
 func (g grpcIDs) Decode(ctx context.Context, req *cosidv1.DecodeRequest) (*cosidv1.DecodeResponse, error) {

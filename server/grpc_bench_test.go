@@ -5,11 +5,14 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	cosidv1 "github.com/cosid-go/cosid/proto/cosid/v1"
 	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
@@ -111,6 +114,16 @@ func (staticToken) RequireTransportSecurity() bool { return false }
 // BenchmarkStreamRanges takes b.N ranges of one StreamRanges call to one grpc-go
 // client over h2c, and reports the ids a second; inprocess is the baseline, the same
 // ranges taken from the segment generator in the server's process.
+//
+// The stream reserves a range only once the transport took the one before, so its
+// read-ahead is its client's HTTP/2 window (TestStreamRanges_ReadAhead_*). That was
+// so before the stream bounds too (commit 7f433ae added max-streams, stream-idle
+// and the metric, not a change of the loop); to set a run of this benchmark beside
+// the commit before them, on one quiet machine:
+//
+//	git worktree add /tmp/cosid-before 7f433ae^
+//	(cd /tmp/cosid-before/server && go test -run '^$' -bench 'BenchmarkStreamRanges$' -count 3)
+//	go test -run '^$' -bench 'BenchmarkStreamRanges$' -count 3 ./server/
 func BenchmarkStreamRanges(b *testing.B) {
 	for _, size := range []int64{MaxCount, 100_000} {
 		name := "size=" + strconv.FormatInt(size, 10)
@@ -146,4 +159,113 @@ func BenchmarkStreamRanges(b *testing.B) {
 			b.ReportMetric(float64(int64(b.N)*size)/time.Since(start).Seconds(), "ids/s")
 		})
 	}
+}
+
+// serveBareStreams serves, with grpc-go's own server (grpcGo) or connect-go on
+// net/http's h2c, a StreamRanges that answers ranges of a counter of its own and
+// nothing else: what a held stream costs the transport alone. It returns the base
+// URL.
+func serveBareStreams(b *testing.B, grpcGo bool) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var next atomic.Int64
+	stream := func(size int64, send func(*cosidv1.StreamRangesResponse) error) error {
+		msg := new(cosidv1.StreamRangesResponse)
+		for {
+			msg.End = next.Add(size)
+			msg.Start = msg.End - size
+			if err := send(msg); err != nil {
+				return err
+			}
+		}
+	}
+	if grpcGo {
+		gs := grpc.NewServer()
+		gs.RegisterService(&grpc.ServiceDesc{
+			ServiceName: cosidv1connect.IdServiceName,
+			HandlerType: (*any)(nil),
+			Streams: []grpc.StreamDesc{{StreamName: "StreamRanges", ServerStreams: true, Handler: func(_ any, st grpc.ServerStream) error {
+				var req cosidv1.StreamRangesRequest
+				if err := st.RecvMsg(&req); err != nil {
+					return err
+				}
+				return stream(req.GetSize(), func(m *cosidv1.StreamRangesResponse) error { return st.SendMsg(m) })
+			}}},
+		}, struct{}{})
+		go gs.Serve(ln)
+		b.Cleanup(gs.Stop)
+		return "http://" + ln.Addr().String()
+	}
+	mux := http.NewServeMux()
+	mux.Handle(cosidv1connect.IdServiceStreamRangesProcedure, connect.NewServerStreamHandler(cosidv1connect.IdServiceStreamRangesProcedure,
+		func(_ context.Context, req *connect.Request[cosidv1.StreamRangesRequest], st *connect.ServerStream[cosidv1.StreamRangesResponse]) error {
+			return stream(req.Msg.GetSize(), st.Send)
+		}))
+	hs := &http.Server{Handler: mux, Protocols: new(http.Protocols)}
+	hs.Protocols.SetHTTP1(true)
+	hs.Protocols.SetUnencryptedHTTP2(true)
+	go hs.Serve(ln)
+	b.Cleanup(func() { hs.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// BenchmarkStreamMemory reports the heap a held StreamRanges call costs
+// (heap-B/stream): streams of one id a range, each read once and then held
+// unread, 64 a round over 8 grpc-go clients with a 64 KiB window (dialWindowed),
+// as the review's N5 held 2,000. cosid-http and cosid-grpc are the server's two
+// listeners; bare-connect and bare-grpc the same transports answering a counter
+// (serveBareStreams), the baselines. The heap is this process's, clients
+// included, which are the same in all four; the time of a round is not a figure
+// to compare. Run once a target, on a quiet machine:
+//
+//	go test -run '^$' -bench 'BenchmarkStreamMemory' -benchtime 3x ./server/
+func BenchmarkStreamMemory(b *testing.B) {
+	const held, conns = 64, 8
+	s := newServer(b, nil, WithH2C(true), WithLimits(Limits{MaxStreams: held, StreamIdle: time.Hour}))
+	targets := []struct {
+		name string
+		base func() string
+	}{
+		{"cosid-http", func() string { return serveRPC(b, s) }},
+		{"cosid-grpc", func() string { return serveGRPC(b, s) }},
+		{"bare-connect", func() string { return serveBareStreams(b, false) }},
+		{"bare-grpc", func() string { return serveBareStreams(b, true) }},
+	}
+	for _, tg := range targets {
+		b.Run(tg.name, func(b *testing.B) {
+			base := tg.base()
+			var grown int64
+			for range b.N {
+				grown += holdRound(b, base, held, conns)
+			}
+			b.ReportMetric(float64(grown)/float64(b.N*held), "heap-B/stream")
+		})
+	}
+}
+
+// holdRound holds n streams over conns new clients of base, and returns how much
+// the heap grew while they were held; it closes them before it returns.
+func holdRound(b *testing.B, base string, n, conns int) int64 {
+	ctx, cancel := context.WithCancel(b.Context())
+	defer cancel()
+	cc := make([]*grpc.ClientConn, conns)
+	for i := range cc {
+		conn, err := grpc.NewClient(strings.TrimPrefix(base, "http://"),
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(streamWindow))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		cc[i] = conn
+	}
+	before := heapInUse()
+	for i := range n {
+		if _, err := openRead(ctx, cc[i%conns], 1, 0); err != nil {
+			b.Fatalf("stream %d: %v", i+1, err)
+		}
+	}
+	return int64(heapInUse()) - int64(before)
 }

@@ -168,9 +168,13 @@ func (r *recorder) replace(code int) {
 
 // Flush sends what the handler wrote so far: a stream of the Connect API sends each
 // message as it is written.
-func (r *recorder) Flush() {
+func (r *recorder) Flush() { _ = r.FlushError() }
+
+// FlushError is Flush with its error, for http.ResponseController: a flush that
+// ran past the write deadline of a stream fails (streamWriter).
+func (r *recorder) FlushError() error {
 	r.wrote = true
-	_ = http.NewResponseController(r.ResponseWriter).Flush()
+	return http.NewResponseController(r.ResponseWriter).Flush()
 }
 
 // Unwrap returns the writer under r, for http.ResponseController.

@@ -290,7 +290,9 @@ func (s *Server) rpcPolicy(rt route) http.HandlerFunc {
 			r = r.WithContext(s.withCaller(r.Context(), r.RemoteAddr))
 		}
 		if strings.HasSuffix(r.URL.Path, "/StreamRanges") {
-			w = &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: s.caps().StreamIdle}
+			sw := &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: s.caps().StreamIdle}
+			w = sw
+			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
 		}
 		if err := rt.serve(s, w, r); err != nil {
 			s.fail(w, r, err)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -48,6 +49,18 @@ func (s *Server) openStream() (func(), error) {
 	}, nil
 }
 
+// streamCut logs a stream of generator name cut after stream-idle without a read,
+// and returns the error it ends with. The log line is what an operator sees of it
+// on the HTTP listener: net/http resets the stream at its write deadline, so that
+// the client reads a reset (gRPC: internal), not this error; grpc-go's listener
+// sends the error.
+func (s *Server) streamCut(ctx context.Context, name string) error {
+	idle := s.caps().StreamIdle
+	s.logger.WarnContext(ctx, "server: a StreamRanges stream was cut, its client did not read it",
+		"generator", name, "stream-idle", idle.String(), "setting", settingStreamIdle)
+	return idleError(idle)
+}
+
 // idleError is the error a stream is cut with after idle without a read.
 func idleError(idle time.Duration) error {
 	err := connect.NewError(connect.CodeDeadlineExceeded, fmt.Errorf(
@@ -69,8 +82,9 @@ type streamWatch struct {
 }
 
 // watchSends runs run with a send that wraps send, and returns its error, or
-// idleError when a send waited idle; run then goes on in the background until its
-// blocked send returns.
+// errStreamIdle when a send waited idle; run then goes on in the background until
+// its blocked send returns, which it does when the handler's return has ended the
+// stream: it reserves nothing more.
 func watchSends[M any](idle time.Duration, send func(M) error, run func(send func(M) error) error) error {
 	w := &streamWatch{idle: idle, base: time.Now()}
 	watched := func(m M) error {
@@ -92,7 +106,7 @@ func watchSends[M any](idle time.Duration, send func(M) error, run func(send fun
 			if start := w.sending.Load(); start != 0 {
 				waited := time.Since(w.base) - time.Duration(start-1)
 				if waited >= idle {
-					return idleError(idle)
+					return errStreamIdle
 				}
 				next = idle - waited
 			}

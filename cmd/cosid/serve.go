@@ -149,9 +149,13 @@ func serve(ctx context.Context, f serveFlags, explicit bool, stderr io.Writer) e
 	// One reader of the capacity for /metrics and the status page: the same reads.
 	capacity := metrics.NewCapacityReader(metrics.RuntimeCapacity(rt))
 	opts = append(opts, server.WithCapacity(capacity))
+	// The limits bind the id routes too (max-streams, stream-idle), with a served
+	// store or without one.
+	l := cfg.Serve.Limits
+	opts = append(opts, server.WithLimits(server.Limits{MaxReserve: l.MaxReserve, MaxSlots: l.MaxSlots, MaxLeaseTTL: l.MaxLeaseTTL,
+		MaxStreams: l.MaxStreams, StreamIdle: l.StreamIdle}))
 	if name := cfg.Serve.Store; name != "" {
-		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }),
-			server.WithLimits(server.Limits{MaxReserve: cfg.Serve.Limits.MaxReserve, MaxSlots: cfg.Serve.Limits.MaxSlots, MaxLeaseTTL: cfg.Serve.Limits.MaxLeaseTTL}))
+		opts = append(opts, server.WithStoreFunc(func(ctx context.Context) (store.RangeStore, error) { return rt.Store(ctx, name) }))
 		if cfg.Serve.Cosid4x {
 			opts = append(opts, server.WithCompat4x())
 		}

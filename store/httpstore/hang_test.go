@@ -53,8 +53,8 @@ func hung(t *testing.T) (string, *atomic.Int32) {
 
 // TestFailover_N6_HungServer is the review's N6: with urls [A, B] and A hung, a
 // reserve and an acquire, whose outcome on A is unknown, are sent once more to B
-// within the call's timeout and succeed; a release is not (it would act twice), but
-// fails alone: after any of them, the next calls go to B, and A gets no more.
+// within the call's timeout and succeed; a release and a give-back are not (they
+// would act twice), but fail alone: after any of them, the next calls go to B, and A gets no more.
 func TestFailover_N6_HungServer(t *testing.T) {
 	lease := `{"namespace":"ns","ownerKey":"o","incarnation":"i","slot":1,"fence":1,"expiresAt":"2030-01-01T00:00:00Z","storeNow":"2030-01-01T00:00:00Z","floorMs":0}`
 	for _, tc := range []struct {
@@ -69,6 +69,12 @@ func TestFailover_N6_HungServer(t *testing.T) {
 			return err
 		}, lease, true},
 		{"Release", func(st *httpstore.Store) error { return st.Release(t.Context(), someLease, 0) }, `{}`, false},
+		// A give-back repeated on B after another caller reserved the tail A
+		// lowered would lower the value below that caller's range (S7).
+		{"GiveBack", func(st *httpstore.Store) error {
+			_, err := st.GiveBack(t.Context(), "k", store.Range{Start: 3, End: 10})
+			return err
+		}, `{"lowered":true}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, aConns := hung(t)

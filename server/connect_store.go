@@ -41,6 +41,19 @@ func (ss *storeService) Seal(ctx context.Context, req *connect.Request[cosidv1.S
 	return connect.NewResponse(&cosidv1.SealResponse{}), nil
 }
 
+func (ss *storeService) GiveBack(ctx context.Context, req *connect.Request[cosidv1.GiveBackRequest]) (*connect.Response[cosidv1.GiveBackResponse], error) {
+	st, err := ss.s.rangeStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := req.Msg
+	lowered, err := storeGiveBack(ctx, st, m.GetKey(), store.Range{Start: m.GetStart(), End: m.GetEnd()})
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&cosidv1.GiveBackResponse{Lowered: lowered}), nil
+}
+
 func (ss *storeService) Acquire(ctx context.Context, req *connect.Request[cosidv1.AcquireRequest]) (*connect.Response[cosidv1.AcquireResponse], error) {
 	st, err := ss.s.leaseStore(ctx)
 	if err != nil {

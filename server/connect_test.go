@@ -392,6 +392,46 @@ func TestConnect_StoreService_ReserveSealLease(t *testing.T) {
 	}
 }
 
+// TestConnect_StoreService_GiveBack_S7 gives a range's unused tail back over Connect,
+// as POST /v1/store/give-back does: the next reserve starts at the tail's start; a
+// give-back after another reserve lowers nothing; a bad tail is InvalidArgument.
+func TestConnect_StoreService_GiveBack_S7(t *testing.T) {
+	st := cosidv1connect.NewStoreServiceClient(http.DefaultClient, serveRPC(t, newServer(t, nil)))
+	ctx := t.Context()
+	reserve := func() (int64, int64) {
+		t.Helper()
+		res, err := st.Reserve(ctx, connect.NewRequest(&cosidv1.ReserveRequest{Key: "gb", Size: 10, InitialOffset: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Msg.Start, res.Msg.End
+	}
+	giveBack := func(start, end int64) (bool, error) {
+		res, err := st.GiveBack(ctx, connect.NewRequest(&cosidv1.GiveBackRequest{Key: "gb", Start: start, End: end}))
+		if err != nil {
+			return false, err
+		}
+		return res.Msg.Lowered, nil
+	}
+	start, end := reserve()
+	if lowered, err := giveBack(start+3, end); err != nil || !lowered {
+		t.Fatalf("GiveBack [%d, %d) of the last range = %v, %v; want lowered", start+3, end, lowered, err)
+	}
+	if next, _ := reserve(); next != start+3 {
+		t.Errorf("the reserve after the give-back starts at %d, want %d", next, start+3)
+	}
+	start, end = reserve()
+	reserve() // another caller's reserve since
+	if lowered, err := giveBack(start+1, end); err != nil || lowered {
+		t.Errorf("GiveBack after another reserve = %v, %v; want not lowered (S7)", lowered, err)
+	}
+	_, err := giveBack(5, 5)
+	var cerr *connect.Error
+	if !errors.As(err, &cerr) || cerr.Code() != connect.CodeInvalidArgument {
+		t.Errorf("GiveBack of an empty tail: %v, want InvalidArgument", err)
+	}
+}
+
 // TestConnect_StoreService_NoStore checks that a server without a store answers
 // NotFound naming the setting, as /v1/store does.
 func TestConnect_StoreService_NoStore(t *testing.T) {

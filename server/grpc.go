@@ -296,6 +296,10 @@ func (g grpcStore) Seal(ctx context.Context, req *cosidv1.SealRequest) (*cosidv1
 	return unaryCall(ctx, req, g.ss.Seal)
 }
 
+func (g grpcStore) GiveBack(ctx context.Context, req *cosidv1.GiveBackRequest) (*cosidv1.GiveBackResponse, error) {
+	return unaryCall(ctx, req, g.ss.GiveBack)
+}
+
 func (g grpcStore) Acquire(ctx context.Context, req *cosidv1.AcquireRequest) (*cosidv1.AcquireResponse, error) {
 	return unaryCall(ctx, req, g.ss.Acquire)
 }

@@ -103,6 +103,9 @@ func checkAuth(t *testing.T, l listener) {
 		{"StoreService.Reserve", func(ctx context.Context) error {
 			return conn.Invoke(ctx, cosidv1connect.StoreServiceReserveProcedure, &cosidv1.ReserveRequest{Key: "g", Size: 1}, new(cosidv1.ReserveResponse))
 		}, "store-t", "ids-t"},
+		{"StoreService.GiveBack", func(ctx context.Context) error {
+			return conn.Invoke(ctx, cosidv1connect.StoreServiceGiveBackProcedure, &cosidv1.GiveBackRequest{Key: "g", Start: 1, End: 2}, new(cosidv1.GiveBackResponse))
+		}, "store-t", "ids-t"},
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {

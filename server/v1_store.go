@@ -81,13 +81,18 @@ func (s *Server) seal(w http.ResponseWriter, r *http.Request) error {
 // store in its own process.
 func (s *Server) giveBack(w http.ResponseWriter, r *http.Request) error {
 	return storeCall(w, r, s.rangeStore, func(ctx context.Context, st store.RangeStore, req wire.GiveBackRequest) (any, error) {
-		gb, ok := st.(store.GiveBacker)
-		if !ok {
-			return wire.GivenBack{}, nil
-		}
-		lowered, err := gb.GiveBack(ctx, req.Key, store.Range{Start: req.Start, End: req.End})
+		lowered, err := storeGiveBack(ctx, st, req.Key, store.Range{Start: req.Start, End: req.End})
 		return wire.GivenBack{Lowered: lowered}, err
 	})
+}
+
+// storeGiveBack is the store API's give-back, of /v1/store and of the Connect API.
+func storeGiveBack(ctx context.Context, st store.RangeStore, key string, tail store.Range) (bool, error) {
+	gb, ok := st.(store.GiveBacker)
+	if !ok {
+		return false, nil
+	}
+	return gb.GiveBack(ctx, key, tail)
 }
 
 func (s *Server) acquire(w http.ResponseWriter, r *http.Request) error {

@@ -225,6 +225,113 @@ func (*SealResponse) Descriptor() ([]byte, []int) {
 	return file_cosid_v1_store_proto_rawDescGZIP(), []int{3}
 }
 
+// GiveBackRequest names the key and the tail [start, end) of the caller's last range
+// that it never handed out.
+type GiveBackRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Start         int64                  `protobuf:"varint,2,opt,name=start,proto3" json:"start,omitempty"`
+	End           int64                  `protobuf:"varint,3,opt,name=end,proto3" json:"end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GiveBackRequest) Reset() {
+	*x = GiveBackRequest{}
+	mi := &file_cosid_v1_store_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GiveBackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GiveBackRequest) ProtoMessage() {}
+
+func (x *GiveBackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cosid_v1_store_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GiveBackRequest.ProtoReflect.Descriptor instead.
+func (*GiveBackRequest) Descriptor() ([]byte, []int) {
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GiveBackRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *GiveBackRequest) GetStart() int64 {
+	if x != nil {
+		return x.Start
+	}
+	return 0
+}
+
+func (x *GiveBackRequest) GetEnd() int64 {
+	if x != nil {
+		return x.End
+	}
+	return 0
+}
+
+// GiveBackResponse says whether the key's next value was lowered.
+type GiveBackResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Lowered       bool                   `protobuf:"varint,1,opt,name=lowered,proto3" json:"lowered,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GiveBackResponse) Reset() {
+	*x = GiveBackResponse{}
+	mi := &file_cosid_v1_store_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GiveBackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GiveBackResponse) ProtoMessage() {}
+
+func (x *GiveBackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cosid_v1_store_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GiveBackResponse.ProtoReflect.Descriptor instead.
+func (*GiveBackResponse) Descriptor() ([]byte, []int) {
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GiveBackResponse) GetLowered() bool {
+	if x != nil {
+		return x.Lowered
+	}
+	return false
+}
+
 // AcquireRequest asks for a slot of a namespace.
 type AcquireRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -244,7 +351,7 @@ type AcquireRequest struct {
 
 func (x *AcquireRequest) Reset() {
 	*x = AcquireRequest{}
-	mi := &file_cosid_v1_store_proto_msgTypes[4]
+	mi := &file_cosid_v1_store_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -256,7 +363,7 @@ func (x *AcquireRequest) String() string {
 func (*AcquireRequest) ProtoMessage() {}
 
 func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_store_proto_msgTypes[4]
+	mi := &file_cosid_v1_store_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -269,7 +376,7 @@ func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireRequest.ProtoReflect.Descriptor instead.
 func (*AcquireRequest) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_store_proto_rawDescGZIP(), []int{4}
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AcquireRequest) GetNamespace() string {
@@ -324,7 +431,7 @@ type AcquireResponse struct {
 
 func (x *AcquireResponse) Reset() {
 	*x = AcquireResponse{}
-	mi := &file_cosid_v1_store_proto_msgTypes[5]
+	mi := &file_cosid_v1_store_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -336,7 +443,7 @@ func (x *AcquireResponse) String() string {
 func (*AcquireResponse) ProtoMessage() {}
 
 func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_store_proto_msgTypes[5]
+	mi := &file_cosid_v1_store_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -349,7 +456,7 @@ func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireResponse.ProtoReflect.Descriptor instead.
 func (*AcquireResponse) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_store_proto_rawDescGZIP(), []int{5}
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AcquireResponse) GetLease() *Lease {
@@ -370,7 +477,7 @@ type RenewRequest struct {
 
 func (x *RenewRequest) Reset() {
 	*x = RenewRequest{}
-	mi := &file_cosid_v1_store_proto_msgTypes[6]
+	mi := &file_cosid_v1_store_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -382,7 +489,7 @@ func (x *RenewRequest) String() string {
 func (*RenewRequest) ProtoMessage() {}
 
 func (x *RenewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_store_proto_msgTypes[6]
+	mi := &file_cosid_v1_store_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -395,7 +502,7 @@ func (x *RenewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewRequest.ProtoReflect.Descriptor instead.
 func (*RenewRequest) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_store_proto_rawDescGZIP(), []int{6}
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RenewRequest) GetLease() *Lease {
@@ -422,7 +529,7 @@ type RenewResponse struct {
 
 func (x *RenewResponse) Reset() {
 	*x = RenewResponse{}
-	mi := &file_cosid_v1_store_proto_msgTypes[7]
+	mi := &file_cosid_v1_store_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -434,7 +541,7 @@ func (x *RenewResponse) String() string {
 func (*RenewResponse) ProtoMessage() {}
 
 func (x *RenewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_store_proto_msgTypes[7]
+	mi := &file_cosid_v1_store_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -447,7 +554,7 @@ func (x *RenewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewResponse.ProtoReflect.Descriptor instead.
 func (*RenewResponse) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_store_proto_rawDescGZIP(), []int{7}
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RenewResponse) GetLease() *Lease {
@@ -470,7 +577,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_cosid_v1_store_proto_msgTypes[8]
+	mi := &file_cosid_v1_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -482,7 +589,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_store_proto_msgTypes[8]
+	mi := &file_cosid_v1_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -495,7 +602,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_store_proto_rawDescGZIP(), []int{8}
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReleaseRequest) GetLease() *Lease {
@@ -521,7 +628,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_cosid_v1_store_proto_msgTypes[9]
+	mi := &file_cosid_v1_store_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -533,7 +640,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_store_proto_msgTypes[9]
+	mi := &file_cosid_v1_store_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -546,7 +653,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_store_proto_rawDescGZIP(), []int{9}
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{11}
 }
 
 // Lease is a machine slot held until expires_at; renew and release take it back
@@ -568,7 +675,7 @@ type Lease struct {
 
 func (x *Lease) Reset() {
 	*x = Lease{}
-	mi := &file_cosid_v1_store_proto_msgTypes[10]
+	mi := &file_cosid_v1_store_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +687,7 @@ func (x *Lease) String() string {
 func (*Lease) ProtoMessage() {}
 
 func (x *Lease) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_store_proto_msgTypes[10]
+	mi := &file_cosid_v1_store_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +700,7 @@ func (x *Lease) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Lease.ProtoReflect.Descriptor instead.
 func (*Lease) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_store_proto_rawDescGZIP(), []int{10}
+	return file_cosid_v1_store_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Lease) GetNamespace() string {
@@ -673,7 +780,13 @@ const file_cosid_v1_store_proto_rawDesc = "" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\"\x1f\n" +
 	"\vSealRequest\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\"\x0e\n" +
-	"\fSealResponse\"\xf8\x01\n" +
+	"\fSealResponse\"K\n" +
+	"\x0fGiveBackRequest\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05start\x18\x02 \x01(\x03R\x05start\x12\x10\n" +
+	"\x03end\x18\x03 \x01(\x03R\x03end\",\n" +
+	"\x10GiveBackResponse\x12\x18\n" +
+	"\alowered\x18\x01 \x01(\bR\alowered\"\xf8\x01\n" +
 	"\x0eAcquireRequest\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x1b\n" +
 	"\towner_key\x18\x02 \x01(\tR\bownerKey\x12\x14\n" +
@@ -705,10 +818,11 @@ const file_cosid_v1_store_proto_rawDesc = "" +
 	"expires_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x14\n" +
 	"\x05floor\x18\a \x01(\x03R\x05floor\x12\x18\n" +
 	"\aceiling\x18\b \x01(\x03R\aceiling\x127\n" +
-	"\tstore_now\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\bstoreNow2\xbf\x02\n" +
+	"\tstore_now\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\bstoreNow2\x82\x03\n" +
 	"\fStoreService\x12>\n" +
 	"\aReserve\x12\x18.cosid.v1.ReserveRequest\x1a\x19.cosid.v1.ReserveResponse\x125\n" +
-	"\x04Seal\x12\x15.cosid.v1.SealRequest\x1a\x16.cosid.v1.SealResponse\x12>\n" +
+	"\x04Seal\x12\x15.cosid.v1.SealRequest\x1a\x16.cosid.v1.SealResponse\x12A\n" +
+	"\bGiveBack\x12\x19.cosid.v1.GiveBackRequest\x1a\x1a.cosid.v1.GiveBackResponse\x12>\n" +
 	"\aAcquire\x12\x18.cosid.v1.AcquireRequest\x1a\x19.cosid.v1.AcquireResponse\x128\n" +
 	"\x05Renew\x12\x16.cosid.v1.RenewRequest\x1a\x17.cosid.v1.RenewResponse\x12>\n" +
 	"\aRelease\x12\x18.cosid.v1.ReleaseRequest\x1a\x19.cosid.v1.ReleaseResponseB2Z0github.com/cosid-go/cosid/proto/cosid/v1;cosidv1b\x06proto3"
@@ -725,44 +839,48 @@ func file_cosid_v1_store_proto_rawDescGZIP() []byte {
 	return file_cosid_v1_store_proto_rawDescData
 }
 
-var file_cosid_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_cosid_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_cosid_v1_store_proto_goTypes = []any{
 	(*ReserveRequest)(nil),        // 0: cosid.v1.ReserveRequest
 	(*ReserveResponse)(nil),       // 1: cosid.v1.ReserveResponse
 	(*SealRequest)(nil),           // 2: cosid.v1.SealRequest
 	(*SealResponse)(nil),          // 3: cosid.v1.SealResponse
-	(*AcquireRequest)(nil),        // 4: cosid.v1.AcquireRequest
-	(*AcquireResponse)(nil),       // 5: cosid.v1.AcquireResponse
-	(*RenewRequest)(nil),          // 6: cosid.v1.RenewRequest
-	(*RenewResponse)(nil),         // 7: cosid.v1.RenewResponse
-	(*ReleaseRequest)(nil),        // 8: cosid.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),       // 9: cosid.v1.ReleaseResponse
-	(*Lease)(nil),                 // 10: cosid.v1.Lease
-	(*durationpb.Duration)(nil),   // 11: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*GiveBackRequest)(nil),       // 4: cosid.v1.GiveBackRequest
+	(*GiveBackResponse)(nil),      // 5: cosid.v1.GiveBackResponse
+	(*AcquireRequest)(nil),        // 6: cosid.v1.AcquireRequest
+	(*AcquireResponse)(nil),       // 7: cosid.v1.AcquireResponse
+	(*RenewRequest)(nil),          // 8: cosid.v1.RenewRequest
+	(*RenewResponse)(nil),         // 9: cosid.v1.RenewResponse
+	(*ReleaseRequest)(nil),        // 10: cosid.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),       // 11: cosid.v1.ReleaseResponse
+	(*Lease)(nil),                 // 12: cosid.v1.Lease
+	(*durationpb.Duration)(nil),   // 13: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
 }
 var file_cosid_v1_store_proto_depIdxs = []int32{
-	11, // 0: cosid.v1.AcquireRequest.tolerance:type_name -> google.protobuf.Duration
-	11, // 1: cosid.v1.AcquireRequest.ttl:type_name -> google.protobuf.Duration
-	10, // 2: cosid.v1.AcquireResponse.lease:type_name -> cosid.v1.Lease
-	10, // 3: cosid.v1.RenewRequest.lease:type_name -> cosid.v1.Lease
-	11, // 4: cosid.v1.RenewRequest.ttl:type_name -> google.protobuf.Duration
-	10, // 5: cosid.v1.RenewResponse.lease:type_name -> cosid.v1.Lease
-	10, // 6: cosid.v1.ReleaseRequest.lease:type_name -> cosid.v1.Lease
-	12, // 7: cosid.v1.Lease.expires_at:type_name -> google.protobuf.Timestamp
-	12, // 8: cosid.v1.Lease.store_now:type_name -> google.protobuf.Timestamp
+	13, // 0: cosid.v1.AcquireRequest.tolerance:type_name -> google.protobuf.Duration
+	13, // 1: cosid.v1.AcquireRequest.ttl:type_name -> google.protobuf.Duration
+	12, // 2: cosid.v1.AcquireResponse.lease:type_name -> cosid.v1.Lease
+	12, // 3: cosid.v1.RenewRequest.lease:type_name -> cosid.v1.Lease
+	13, // 4: cosid.v1.RenewRequest.ttl:type_name -> google.protobuf.Duration
+	12, // 5: cosid.v1.RenewResponse.lease:type_name -> cosid.v1.Lease
+	12, // 6: cosid.v1.ReleaseRequest.lease:type_name -> cosid.v1.Lease
+	14, // 7: cosid.v1.Lease.expires_at:type_name -> google.protobuf.Timestamp
+	14, // 8: cosid.v1.Lease.store_now:type_name -> google.protobuf.Timestamp
 	0,  // 9: cosid.v1.StoreService.Reserve:input_type -> cosid.v1.ReserveRequest
 	2,  // 10: cosid.v1.StoreService.Seal:input_type -> cosid.v1.SealRequest
-	4,  // 11: cosid.v1.StoreService.Acquire:input_type -> cosid.v1.AcquireRequest
-	6,  // 12: cosid.v1.StoreService.Renew:input_type -> cosid.v1.RenewRequest
-	8,  // 13: cosid.v1.StoreService.Release:input_type -> cosid.v1.ReleaseRequest
-	1,  // 14: cosid.v1.StoreService.Reserve:output_type -> cosid.v1.ReserveResponse
-	3,  // 15: cosid.v1.StoreService.Seal:output_type -> cosid.v1.SealResponse
-	5,  // 16: cosid.v1.StoreService.Acquire:output_type -> cosid.v1.AcquireResponse
-	7,  // 17: cosid.v1.StoreService.Renew:output_type -> cosid.v1.RenewResponse
-	9,  // 18: cosid.v1.StoreService.Release:output_type -> cosid.v1.ReleaseResponse
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
+	4,  // 11: cosid.v1.StoreService.GiveBack:input_type -> cosid.v1.GiveBackRequest
+	6,  // 12: cosid.v1.StoreService.Acquire:input_type -> cosid.v1.AcquireRequest
+	8,  // 13: cosid.v1.StoreService.Renew:input_type -> cosid.v1.RenewRequest
+	10, // 14: cosid.v1.StoreService.Release:input_type -> cosid.v1.ReleaseRequest
+	1,  // 15: cosid.v1.StoreService.Reserve:output_type -> cosid.v1.ReserveResponse
+	3,  // 16: cosid.v1.StoreService.Seal:output_type -> cosid.v1.SealResponse
+	5,  // 17: cosid.v1.StoreService.GiveBack:output_type -> cosid.v1.GiveBackResponse
+	7,  // 18: cosid.v1.StoreService.Acquire:output_type -> cosid.v1.AcquireResponse
+	9,  // 19: cosid.v1.StoreService.Renew:output_type -> cosid.v1.RenewResponse
+	11, // 20: cosid.v1.StoreService.Release:output_type -> cosid.v1.ReleaseResponse
+	15, // [15:21] is the sub-list for method output_type
+	9,  // [9:15] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -773,14 +891,14 @@ func file_cosid_v1_store_proto_init() {
 	if File_cosid_v1_store_proto != nil {
 		return
 	}
-	file_cosid_v1_store_proto_msgTypes[4].OneofWrappers = []any{}
+	file_cosid_v1_store_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cosid_v1_store_proto_rawDesc), len(file_cosid_v1_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

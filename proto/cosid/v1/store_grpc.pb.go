@@ -23,11 +23,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	StoreService_Reserve_FullMethodName = "/cosid.v1.StoreService/Reserve"
-	StoreService_Seal_FullMethodName    = "/cosid.v1.StoreService/Seal"
-	StoreService_Acquire_FullMethodName = "/cosid.v1.StoreService/Acquire"
-	StoreService_Renew_FullMethodName   = "/cosid.v1.StoreService/Renew"
-	StoreService_Release_FullMethodName = "/cosid.v1.StoreService/Release"
+	StoreService_Reserve_FullMethodName  = "/cosid.v1.StoreService/Reserve"
+	StoreService_Seal_FullMethodName     = "/cosid.v1.StoreService/Seal"
+	StoreService_GiveBack_FullMethodName = "/cosid.v1.StoreService/GiveBack"
+	StoreService_Acquire_FullMethodName  = "/cosid.v1.StoreService/Acquire"
+	StoreService_Renew_FullMethodName    = "/cosid.v1.StoreService/Renew"
+	StoreService_Release_FullMethodName  = "/cosid.v1.StoreService/Release"
 )
 
 // StoreServiceClient is the client API for StoreService service.
@@ -42,6 +43,13 @@ type StoreServiceClient interface {
 	Reserve(ctx context.Context, in *ReserveRequest, opts ...grpc.CallOption) (*ReserveResponse, error)
 	// Seal closes key to reserves for good, as POST /v1/store/seal.
 	Seal(ctx context.Context, in *SealRequest, opts ...grpc.CallOption) (*SealResponse, error)
+	// GiveBack gives the unused tail of the caller's last range of key back (S7), as
+	// POST /v1/store/give-back: the key's next value is lowered from end to start only
+	// while it still equals end. A server whose store takes no give-back answers
+	// lowered false. A caller never makes one again on another server when its
+	// outcome is unknown: after another caller reserved the lowered tail, a repeat
+	// would lower the value below that caller's range.
+	GiveBack(ctx context.Context, in *GiveBackRequest, opts ...grpc.CallOption) (*GiveBackResponse, error)
 	// Acquire leases a machine slot of a namespace, as POST /v1/store/acquire.
 	Acquire(ctx context.Context, in *AcquireRequest, opts ...grpc.CallOption) (*AcquireResponse, error)
 	// Renew extends a lease, as POST /v1/store/renew.
@@ -72,6 +80,16 @@ func (c *storeServiceClient) Seal(ctx context.Context, in *SealRequest, opts ...
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SealResponse)
 	err := c.cc.Invoke(ctx, StoreService_Seal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storeServiceClient) GiveBack(ctx context.Context, in *GiveBackRequest, opts ...grpc.CallOption) (*GiveBackResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GiveBackResponse)
+	err := c.cc.Invoke(ctx, StoreService_GiveBack_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +138,13 @@ type StoreServiceServer interface {
 	Reserve(context.Context, *ReserveRequest) (*ReserveResponse, error)
 	// Seal closes key to reserves for good, as POST /v1/store/seal.
 	Seal(context.Context, *SealRequest) (*SealResponse, error)
+	// GiveBack gives the unused tail of the caller's last range of key back (S7), as
+	// POST /v1/store/give-back: the key's next value is lowered from end to start only
+	// while it still equals end. A server whose store takes no give-back answers
+	// lowered false. A caller never makes one again on another server when its
+	// outcome is unknown: after another caller reserved the lowered tail, a repeat
+	// would lower the value below that caller's range.
+	GiveBack(context.Context, *GiveBackRequest) (*GiveBackResponse, error)
 	// Acquire leases a machine slot of a namespace, as POST /v1/store/acquire.
 	Acquire(context.Context, *AcquireRequest) (*AcquireResponse, error)
 	// Renew extends a lease, as POST /v1/store/renew.
@@ -141,6 +166,9 @@ func (UnimplementedStoreServiceServer) Reserve(context.Context, *ReserveRequest)
 }
 func (UnimplementedStoreServiceServer) Seal(context.Context, *SealRequest) (*SealResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Seal not implemented")
+}
+func (UnimplementedStoreServiceServer) GiveBack(context.Context, *GiveBackRequest) (*GiveBackResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GiveBack not implemented")
 }
 func (UnimplementedStoreServiceServer) Acquire(context.Context, *AcquireRequest) (*AcquireResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Acquire not implemented")
@@ -204,6 +232,24 @@ func _StoreService_Seal_Handler(srv interface{}, ctx context.Context, dec func(i
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(StoreServiceServer).Seal(ctx, req.(*SealRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StoreService_GiveBack_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GiveBackRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StoreServiceServer).GiveBack(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StoreService_GiveBack_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StoreServiceServer).GiveBack(ctx, req.(*GiveBackRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -276,6 +322,10 @@ var StoreService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Seal",
 			Handler:    _StoreService_Seal_Handler,
+		},
+		{
+			MethodName: "GiveBack",
+			Handler:    _StoreService_GiveBack_Handler,
 		},
 		{
 			MethodName: "Acquire",

@@ -41,6 +41,8 @@ const (
 	StoreServiceReserveProcedure = "/cosid.v1.StoreService/Reserve"
 	// StoreServiceSealProcedure is the fully-qualified name of the StoreService's Seal RPC.
 	StoreServiceSealProcedure = "/cosid.v1.StoreService/Seal"
+	// StoreServiceGiveBackProcedure is the fully-qualified name of the StoreService's GiveBack RPC.
+	StoreServiceGiveBackProcedure = "/cosid.v1.StoreService/GiveBack"
 	// StoreServiceAcquireProcedure is the fully-qualified name of the StoreService's Acquire RPC.
 	StoreServiceAcquireProcedure = "/cosid.v1.StoreService/Acquire"
 	// StoreServiceRenewProcedure is the fully-qualified name of the StoreService's Renew RPC.
@@ -55,6 +57,13 @@ type StoreServiceClient interface {
 	Reserve(context.Context, *connect.Request[v1.ReserveRequest]) (*connect.Response[v1.ReserveResponse], error)
 	// Seal closes key to reserves for good, as POST /v1/store/seal.
 	Seal(context.Context, *connect.Request[v1.SealRequest]) (*connect.Response[v1.SealResponse], error)
+	// GiveBack gives the unused tail of the caller's last range of key back (S7), as
+	// POST /v1/store/give-back: the key's next value is lowered from end to start only
+	// while it still equals end. A server whose store takes no give-back answers
+	// lowered false. A caller never makes one again on another server when its
+	// outcome is unknown: after another caller reserved the lowered tail, a repeat
+	// would lower the value below that caller's range.
+	GiveBack(context.Context, *connect.Request[v1.GiveBackRequest]) (*connect.Response[v1.GiveBackResponse], error)
 	// Acquire leases a machine slot of a namespace, as POST /v1/store/acquire.
 	Acquire(context.Context, *connect.Request[v1.AcquireRequest]) (*connect.Response[v1.AcquireResponse], error)
 	// Renew extends a lease, as POST /v1/store/renew.
@@ -86,6 +95,12 @@ func NewStoreServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(storeServiceMethods.ByName("Seal")),
 			connect.WithClientOptions(opts...),
 		),
+		giveBack: connect.NewClient[v1.GiveBackRequest, v1.GiveBackResponse](
+			httpClient,
+			baseURL+StoreServiceGiveBackProcedure,
+			connect.WithSchema(storeServiceMethods.ByName("GiveBack")),
+			connect.WithClientOptions(opts...),
+		),
 		acquire: connect.NewClient[v1.AcquireRequest, v1.AcquireResponse](
 			httpClient,
 			baseURL+StoreServiceAcquireProcedure,
@@ -109,11 +124,12 @@ func NewStoreServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 
 // storeServiceClient implements StoreServiceClient.
 type storeServiceClient struct {
-	reserve *connect.Client[v1.ReserveRequest, v1.ReserveResponse]
-	seal    *connect.Client[v1.SealRequest, v1.SealResponse]
-	acquire *connect.Client[v1.AcquireRequest, v1.AcquireResponse]
-	renew   *connect.Client[v1.RenewRequest, v1.RenewResponse]
-	release *connect.Client[v1.ReleaseRequest, v1.ReleaseResponse]
+	reserve  *connect.Client[v1.ReserveRequest, v1.ReserveResponse]
+	seal     *connect.Client[v1.SealRequest, v1.SealResponse]
+	giveBack *connect.Client[v1.GiveBackRequest, v1.GiveBackResponse]
+	acquire  *connect.Client[v1.AcquireRequest, v1.AcquireResponse]
+	renew    *connect.Client[v1.RenewRequest, v1.RenewResponse]
+	release  *connect.Client[v1.ReleaseRequest, v1.ReleaseResponse]
 }
 
 // Reserve calls cosid.v1.StoreService.Reserve.
@@ -124,6 +140,11 @@ func (c *storeServiceClient) Reserve(ctx context.Context, req *connect.Request[v
 // Seal calls cosid.v1.StoreService.Seal.
 func (c *storeServiceClient) Seal(ctx context.Context, req *connect.Request[v1.SealRequest]) (*connect.Response[v1.SealResponse], error) {
 	return c.seal.CallUnary(ctx, req)
+}
+
+// GiveBack calls cosid.v1.StoreService.GiveBack.
+func (c *storeServiceClient) GiveBack(ctx context.Context, req *connect.Request[v1.GiveBackRequest]) (*connect.Response[v1.GiveBackResponse], error) {
+	return c.giveBack.CallUnary(ctx, req)
 }
 
 // Acquire calls cosid.v1.StoreService.Acquire.
@@ -147,6 +168,13 @@ type StoreServiceHandler interface {
 	Reserve(context.Context, *connect.Request[v1.ReserveRequest]) (*connect.Response[v1.ReserveResponse], error)
 	// Seal closes key to reserves for good, as POST /v1/store/seal.
 	Seal(context.Context, *connect.Request[v1.SealRequest]) (*connect.Response[v1.SealResponse], error)
+	// GiveBack gives the unused tail of the caller's last range of key back (S7), as
+	// POST /v1/store/give-back: the key's next value is lowered from end to start only
+	// while it still equals end. A server whose store takes no give-back answers
+	// lowered false. A caller never makes one again on another server when its
+	// outcome is unknown: after another caller reserved the lowered tail, a repeat
+	// would lower the value below that caller's range.
+	GiveBack(context.Context, *connect.Request[v1.GiveBackRequest]) (*connect.Response[v1.GiveBackResponse], error)
 	// Acquire leases a machine slot of a namespace, as POST /v1/store/acquire.
 	Acquire(context.Context, *connect.Request[v1.AcquireRequest]) (*connect.Response[v1.AcquireResponse], error)
 	// Renew extends a lease, as POST /v1/store/renew.
@@ -174,6 +202,12 @@ func NewStoreServiceHandler(svc StoreServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(storeServiceMethods.ByName("Seal")),
 		connect.WithHandlerOptions(opts...),
 	)
+	storeServiceGiveBackHandler := connect.NewUnaryHandler(
+		StoreServiceGiveBackProcedure,
+		svc.GiveBack,
+		connect.WithSchema(storeServiceMethods.ByName("GiveBack")),
+		connect.WithHandlerOptions(opts...),
+	)
 	storeServiceAcquireHandler := connect.NewUnaryHandler(
 		StoreServiceAcquireProcedure,
 		svc.Acquire,
@@ -198,6 +232,8 @@ func NewStoreServiceHandler(svc StoreServiceHandler, opts ...connect.HandlerOpti
 			storeServiceReserveHandler.ServeHTTP(w, r)
 		case StoreServiceSealProcedure:
 			storeServiceSealHandler.ServeHTTP(w, r)
+		case StoreServiceGiveBackProcedure:
+			storeServiceGiveBackHandler.ServeHTTP(w, r)
 		case StoreServiceAcquireProcedure:
 			storeServiceAcquireHandler.ServeHTTP(w, r)
 		case StoreServiceRenewProcedure:
@@ -219,6 +255,10 @@ func (UnimplementedStoreServiceHandler) Reserve(context.Context, *connect.Reques
 
 func (UnimplementedStoreServiceHandler) Seal(context.Context, *connect.Request[v1.SealRequest]) (*connect.Response[v1.SealResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cosid.v1.StoreService.Seal is not implemented"))
+}
+
+func (UnimplementedStoreServiceHandler) GiveBack(context.Context, *connect.Request[v1.GiveBackRequest]) (*connect.Response[v1.GiveBackResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cosid.v1.StoreService.GiveBack is not implemented"))
 }
 
 func (UnimplementedStoreServiceHandler) Acquire(context.Context, *connect.Request[v1.AcquireRequest]) (*connect.Response[v1.AcquireResponse], error) {

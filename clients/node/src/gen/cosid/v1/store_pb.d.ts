@@ -103,6 +103,53 @@ export declare type SealResponse = Message<"cosid.v1.SealResponse"> & {
 export declare const SealResponseSchema: GenMessage<SealResponse>;
 
 /**
+ * GiveBackRequest names the key and the tail [start, end) of the caller's last range
+ * that it never handed out.
+ *
+ * @generated from message cosid.v1.GiveBackRequest
+ */
+export declare type GiveBackRequest = Message<"cosid.v1.GiveBackRequest"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: int64 start = 2;
+   */
+  start: bigint;
+
+  /**
+   * @generated from field: int64 end = 3;
+   */
+  end: bigint;
+};
+
+/**
+ * Describes the message cosid.v1.GiveBackRequest.
+ * Use `create(GiveBackRequestSchema)` to create a new message.
+ */
+export declare const GiveBackRequestSchema: GenMessage<GiveBackRequest>;
+
+/**
+ * GiveBackResponse says whether the key's next value was lowered.
+ *
+ * @generated from message cosid.v1.GiveBackResponse
+ */
+export declare type GiveBackResponse = Message<"cosid.v1.GiveBackResponse"> & {
+  /**
+   * @generated from field: bool lowered = 1;
+   */
+  lowered: boolean;
+};
+
+/**
+ * Describes the message cosid.v1.GiveBackResponse.
+ * Use `create(GiveBackResponseSchema)` to create a new message.
+ */
+export declare const GiveBackResponseSchema: GenMessage<GiveBackResponse>;
+
+/**
  * AcquireRequest asks for a slot of a namespace.
  *
  * @generated from message cosid.v1.AcquireRequest
@@ -338,6 +385,21 @@ export declare const StoreService: GenService<{
     methodKind: "unary";
     input: typeof SealRequestSchema;
     output: typeof SealResponseSchema;
+  },
+  /**
+   * GiveBack gives the unused tail of the caller's last range of key back (S7), as
+   * POST /v1/store/give-back: the key's next value is lowered from end to start only
+   * while it still equals end. A server whose store takes no give-back answers
+   * lowered false. A caller never makes one again on another server when its
+   * outcome is unknown: after another caller reserved the lowered tail, a repeat
+   * would lower the value below that caller's range.
+   *
+   * @generated from rpc cosid.v1.StoreService.GiveBack
+   */
+  giveBack: {
+    methodKind: "unary";
+    input: typeof GiveBackRequestSchema;
+    output: typeof GiveBackResponseSchema;
   },
   /**
    * Acquire leases a machine slot of a namespace, as POST /v1/store/acquire.

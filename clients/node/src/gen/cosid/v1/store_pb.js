@@ -13,7 +13,7 @@ import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@
  * Describes the file cosid/v1/store.proto.
  */
 export const file_cosid_v1_store = /*@__PURE__*/
-  fileDesc("ChRjb3NpZC92MS9zdG9yZS5wcm90bxIIY29zaWQudjEiQwoOUmVzZXJ2ZVJlcXVlc3QSCwoDa2V5GAEgASgJEgwKBHNpemUYAiABKAMSFgoOaW5pdGlhbF9vZmZzZXQYAyABKAMiLQoPUmVzZXJ2ZVJlc3BvbnNlEg0KBXN0YXJ0GAEgASgDEgsKA2VuZBgCIAEoAyIaCgtTZWFsUmVxdWVzdBILCgNrZXkYASABKAkiDgoMU2VhbFJlc3BvbnNlIsEBCg5BY3F1aXJlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSEQoJb3duZXJfa2V5GAIgASgJEg0KBWxpbWl0GAMgASgFEiwKCXRvbGVyYW5jZRgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhImCgN0dGwYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFgoJcHJlZmVycmVkGAYgASgFSACIAQFCDAoKX3ByZWZlcnJlZCIxCg9BY3F1aXJlUmVzcG9uc2USHgoFbGVhc2UYASABKAsyDy5jb3NpZC52MS5MZWFzZSJWCgxSZW5ld1JlcXVlc3QSHgoFbGVhc2UYASABKAsyDy5jb3NpZC52MS5MZWFzZRImCgN0dGwYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iLwoNUmVuZXdSZXNwb25zZRIeCgVsZWFzZRgBIAEoCzIPLmNvc2lkLnYxLkxlYXNlIkYKDlJlbGVhc2VSZXF1ZXN0Eh4KBWxlYXNlGAEgASgLMg8uY29zaWQudjEuTGVhc2USFAoMbGFzdF91c2VkX21zGAIgASgDIhEKD1JlbGVhc2VSZXNwb25zZSLeAQoFTGVhc2USEQoJbmFtZXNwYWNlGAEgASgJEhEKCW93bmVyX2tleRgCIAEoCRITCgtpbmNhcm5hdGlvbhgDIAEoCRIMCgRzbG90GAQgASgFEg0KBWZlbmNlGAUgASgDEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWZsb29yGAcgASgDEg8KB2NlaWxpbmcYCCABKAMSLQoJc3RvcmVfbm93GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDK/AgoMU3RvcmVTZXJ2aWNlEj4KB1Jlc2VydmUSGC5jb3NpZC52MS5SZXNlcnZlUmVxdWVzdBoZLmNvc2lkLnYxLlJlc2VydmVSZXNwb25zZRI1CgRTZWFsEhUuY29zaWQudjEuU2VhbFJlcXVlc3QaFi5jb3NpZC52MS5TZWFsUmVzcG9uc2USPgoHQWNxdWlyZRIYLmNvc2lkLnYxLkFjcXVpcmVSZXF1ZXN0GhkuY29zaWQudjEuQWNxdWlyZVJlc3BvbnNlEjgKBVJlbmV3EhYuY29zaWQudjEuUmVuZXdSZXF1ZXN0GhcuY29zaWQudjEuUmVuZXdSZXNwb25zZRI+CgdSZWxlYXNlEhguY29zaWQudjEuUmVsZWFzZVJlcXVlc3QaGS5jb3NpZC52MS5SZWxlYXNlUmVzcG9uc2VCMlowZ2l0aHViLmNvbS9jb3NpZC1nby9jb3NpZC9wcm90by9jb3NpZC92MTtjb3NpZHYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChRjb3NpZC92MS9zdG9yZS5wcm90bxIIY29zaWQudjEiQwoOUmVzZXJ2ZVJlcXVlc3QSCwoDa2V5GAEgASgJEgwKBHNpemUYAiABKAMSFgoOaW5pdGlhbF9vZmZzZXQYAyABKAMiLQoPUmVzZXJ2ZVJlc3BvbnNlEg0KBXN0YXJ0GAEgASgDEgsKA2VuZBgCIAEoAyIaCgtTZWFsUmVxdWVzdBILCgNrZXkYASABKAkiDgoMU2VhbFJlc3BvbnNlIjoKD0dpdmVCYWNrUmVxdWVzdBILCgNrZXkYASABKAkSDQoFc3RhcnQYAiABKAMSCwoDZW5kGAMgASgDIiMKEEdpdmVCYWNrUmVzcG9uc2USDwoHbG93ZXJlZBgBIAEoCCLBAQoOQWNxdWlyZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEhEKCW93bmVyX2tleRgCIAEoCRINCgVsaW1pdBgDIAEoBRIsCgl0b2xlcmFuY2UYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SJgoDdHRsGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhYKCXByZWZlcnJlZBgGIAEoBUgAiAEBQgwKCl9wcmVmZXJyZWQiMQoPQWNxdWlyZVJlc3BvbnNlEh4KBWxlYXNlGAEgASgLMg8uY29zaWQudjEuTGVhc2UiVgoMUmVuZXdSZXF1ZXN0Eh4KBWxlYXNlGAEgASgLMg8uY29zaWQudjEuTGVhc2USJgoDdHRsGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIi8KDVJlbmV3UmVzcG9uc2USHgoFbGVhc2UYASABKAsyDy5jb3NpZC52MS5MZWFzZSJGCg5SZWxlYXNlUmVxdWVzdBIeCgVsZWFzZRgBIAEoCzIPLmNvc2lkLnYxLkxlYXNlEhQKDGxhc3RfdXNlZF9tcxgCIAEoAyIRCg9SZWxlYXNlUmVzcG9uc2Ui3gEKBUxlYXNlEhEKCW5hbWVzcGFjZRgBIAEoCRIRCglvd25lcl9rZXkYAiABKAkSEwoLaW5jYXJuYXRpb24YAyABKAkSDAoEc2xvdBgEIAEoBRINCgVmZW5jZRgFIAEoAxIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVmbG9vchgHIAEoAxIPCgdjZWlsaW5nGAggASgDEi0KCXN0b3JlX25vdxgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAyggMKDFN0b3JlU2VydmljZRI+CgdSZXNlcnZlEhguY29zaWQudjEuUmVzZXJ2ZVJlcXVlc3QaGS5jb3NpZC52MS5SZXNlcnZlUmVzcG9uc2USNQoEU2VhbBIVLmNvc2lkLnYxLlNlYWxSZXF1ZXN0GhYuY29zaWQudjEuU2VhbFJlc3BvbnNlEkEKCEdpdmVCYWNrEhkuY29zaWQudjEuR2l2ZUJhY2tSZXF1ZXN0GhouY29zaWQudjEuR2l2ZUJhY2tSZXNwb25zZRI+CgdBY3F1aXJlEhguY29zaWQudjEuQWNxdWlyZVJlcXVlc3QaGS5jb3NpZC52MS5BY3F1aXJlUmVzcG9uc2USOAoFUmVuZXcSFi5jb3NpZC52MS5SZW5ld1JlcXVlc3QaFy5jb3NpZC52MS5SZW5ld1Jlc3BvbnNlEj4KB1JlbGVhc2USGC5jb3NpZC52MS5SZWxlYXNlUmVxdWVzdBoZLmNvc2lkLnYxLlJlbGVhc2VSZXNwb25zZUIyWjBnaXRodWIuY29tL2Nvc2lkLWdvL2Nvc2lkL3Byb3RvL2Nvc2lkL3YxO2Nvc2lkdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Describes the message cosid.v1.ReserveRequest.
@@ -44,53 +44,67 @@ export const SealResponseSchema = /*@__PURE__*/
   messageDesc(file_cosid_v1_store, 3);
 
 /**
+ * Describes the message cosid.v1.GiveBackRequest.
+ * Use `create(GiveBackRequestSchema)` to create a new message.
+ */
+export const GiveBackRequestSchema = /*@__PURE__*/
+  messageDesc(file_cosid_v1_store, 4);
+
+/**
+ * Describes the message cosid.v1.GiveBackResponse.
+ * Use `create(GiveBackResponseSchema)` to create a new message.
+ */
+export const GiveBackResponseSchema = /*@__PURE__*/
+  messageDesc(file_cosid_v1_store, 5);
+
+/**
  * Describes the message cosid.v1.AcquireRequest.
  * Use `create(AcquireRequestSchema)` to create a new message.
  */
 export const AcquireRequestSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_store, 4);
+  messageDesc(file_cosid_v1_store, 6);
 
 /**
  * Describes the message cosid.v1.AcquireResponse.
  * Use `create(AcquireResponseSchema)` to create a new message.
  */
 export const AcquireResponseSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_store, 5);
+  messageDesc(file_cosid_v1_store, 7);
 
 /**
  * Describes the message cosid.v1.RenewRequest.
  * Use `create(RenewRequestSchema)` to create a new message.
  */
 export const RenewRequestSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_store, 6);
+  messageDesc(file_cosid_v1_store, 8);
 
 /**
  * Describes the message cosid.v1.RenewResponse.
  * Use `create(RenewResponseSchema)` to create a new message.
  */
 export const RenewResponseSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_store, 7);
+  messageDesc(file_cosid_v1_store, 9);
 
 /**
  * Describes the message cosid.v1.ReleaseRequest.
  * Use `create(ReleaseRequestSchema)` to create a new message.
  */
 export const ReleaseRequestSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_store, 8);
+  messageDesc(file_cosid_v1_store, 10);
 
 /**
  * Describes the message cosid.v1.ReleaseResponse.
  * Use `create(ReleaseResponseSchema)` to create a new message.
  */
 export const ReleaseResponseSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_store, 9);
+  messageDesc(file_cosid_v1_store, 11);
 
 /**
  * Describes the message cosid.v1.Lease.
  * Use `create(LeaseSchema)` to create a new message.
  */
 export const LeaseSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_store, 10);
+  messageDesc(file_cosid_v1_store, 12);
 
 /**
  * StoreService is the store API of /v1/store: a client in any language reserves

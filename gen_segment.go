@@ -179,6 +179,12 @@ func (s *segmentGen) next() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return s.text(v)
+}
+
+// text writes the id v: with strconv for plain decimal ids, else (or for a negative
+// v, whose error the codec says) with its codec.
+func (s *segmentGen) text(v int64) (string, error) {
 	if s.decimal && v >= 0 {
 		return strconv.FormatInt(v, 10), nil
 	}

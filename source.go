@@ -190,10 +190,7 @@ func (s Source) keyNext(ctx context.Context) (string, error) {
 				v, err = sg.g.Next()
 			}
 			if err == nil {
-				if sg.decimal && v >= 0 {
-					return strconv.FormatInt(v, 10), nil
-				}
-				text, err := sg.codec.Encode(v) // a negative v: the codec's error says so
+				text, err := sg.text(v)
 				if err != nil {
 					return "", prefixed(g.keyFailed(s.key, err))
 				}

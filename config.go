@@ -141,11 +141,13 @@ type ServeLimits struct {
 	MaxSlots int `yaml:"max-slots"`
 	// MaxLeaseTTL is the longest lease TTL or 4.x safeGuardDuration (default 10m).
 	MaxLeaseTTL time.Duration `yaml:"max-lease-ttl"`
-	// MaxStreams is the most StreamRanges calls open at once, on both listeners
-	// together (default 256); the rest are refused with resource_exhausted.
+	// MaxStreams is the most StreamRanges and ReadRanges calls open at once, on
+	// both listeners together (default 256); the rest are refused with
+	// resource_exhausted.
 	MaxStreams int `yaml:"max-streams"`
-	// StreamIdle is how long a StreamRanges call may wait for its client to read
-	// before it is cut (default 30s).
+	// StreamIdle is how long a StreamRanges or ReadRanges call may wait for its
+	// client to read, or a ReadRanges call for its client to ask, before it is cut
+	// (default 30s).
 	StreamIdle time.Duration `yaml:"stream-idle"`
 	// Rate caps how fast one caller takes ids; off by default.
 	Rate ServeRate `yaml:"rate"`

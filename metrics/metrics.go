@@ -109,7 +109,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 			Name: "cosid_http_request_seconds", Help: "Latency of HTTP requests, by route.", Buckets: latencyBuckets,
 		}, []string{"route"}),
 		openStreams: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "cosid_open_streams", Help: "StreamRanges calls open on this server, on both listeners; cosid.serve.limits.max-streams caps them.",
+			Name: "cosid_open_streams", Help: "StreamRanges and ReadRanges calls open on this server, on both listeners; cosid.serve.limits.max-streams caps them.",
 		}),
 	}
 	var errs []error

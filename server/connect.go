@@ -32,6 +32,13 @@ const maxSendBytes = 4 << 20
 // served without it.
 func WithH2C(on bool) Option { return func(s *Server) { s.h2c = on } }
 
+// The settings that give the HTTP/2 a stream of both ways needs, as its refusal
+// over HTTP/1.1 names them.
+const (
+	settingH2C      = "cosid.serve.h2c"
+	settingGRPCAddr = "cosid.serve.grpc-addr"
+)
+
 // protocols returns the protocols of HTTPServer's http.Server: nil (the default:
 // HTTP/1.1, and HTTP/2 over TLS) unless h2c is on.
 func (s *Server) protocols() *http.Protocols {
@@ -118,6 +125,19 @@ func (w *streamWriter) deadline() time.Time {
 	deadline := time.Now().Add(w.idle)
 	_ = w.rc.SetWriteDeadline(deadline)
 	return deadline
+}
+
+// pause takes the write deadline off while the stream has nothing to write:
+// net/http resets a stream whose deadline passes, written to or not.
+func (w *streamWriter) pause() { _ = w.rc.SetWriteDeadline(time.Time{}) }
+
+// pauseWrites returns the pause of the streamWriter of ctx's stream, a no-op on a
+// stream without one (grpc-go's).
+func pauseWrites(ctx context.Context) func() {
+	if sw, ok := ctx.Value(streamWriterKey{}).(*streamWriter); ok {
+		return sw.pause
+	}
+	return func() {}
 }
 
 func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

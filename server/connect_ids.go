@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -75,19 +74,7 @@ func (i *idService) NextRange(ctx context.Context, req *connect.Request[cosidv1.
 }
 
 func (i *idService) StreamRanges(ctx context.Context, req *connect.Request[cosidv1.StreamRangesRequest], stream *connect.ServerStream[cosidv1.StreamRangesResponse]) error {
-	send := stream.Send
-	if sw, ok := ctx.Value(streamWriterKey{}).(*streamWriter); ok {
-		// connect-go drops the error of the flush that waited stream-idle for
-		// the client: the writer keeps it.
-		send = func(m *cosidv1.StreamRangesResponse) error {
-			err := stream.Send(m)
-			if err == nil && sw.cut {
-				err = errStreamIdle
-			}
-			return err
-		}
-	}
-	return i.streamRanges(ctx, req.Msg, send)
+	return i.streamRanges(ctx, req.Msg, watchedSend(ctx, stream.Send))
 }
 
 // streamRanges answers a StreamRanges call of either transport, sending each range
@@ -101,39 +88,27 @@ func (i *idService) streamRanges(ctx context.Context, req *cosidv1.StreamRangesR
 		return err
 	}
 	size, most := req.GetSize(), req.GetMaxRanges()
-	if size < 1 || size > MaxStreamRange {
-		return badRequest("size %d: want the ids of a range, from 1 to %d", size, MaxStreamRange)
+	if err := checkRangeSize(size); err != nil {
+		return err
 	}
 	if most < 0 {
 		return badRequest("max_ranges %d: want 0 (until the client stops) or more", most)
 	}
-	if !g.info.Ranges {
-		return noRanges(g)
-	}
-	closed, err := i.s.openStream()
+	closed, err := i.s.openStream(g)
 	if err != nil {
 		return err
 	}
 	defer closed()
 	msg := new(cosidv1.StreamRangesResponse)
+	sendMsg := func(start, end int64) error {
+		msg.Start, msg.End = start, end
+		return send(msg)
+	}
 	for sent := int64(0); most == 0 || sent < most; sent++ {
 		if err := ctx.Err(); err != nil {
 			return err // the client ended the stream
 		}
-		if err := i.s.chargeRPC(ctx, src, size); err != nil {
-			return err
-		}
-		rg, err := src.NextRange(ctx, size)
-		if err != nil {
-			return err
-		}
-		msg.Start, msg.End = rg.Start, rg.End
-		if err := send(msg); err != nil {
-			// The client stopped, or did not read for stream-idle: the range taken
-			// is a gap, as a dropped answer of /range is.
-			if errors.Is(err, errStreamIdle) {
-				return i.s.streamCut(ctx, g.info.Name)
-			}
+		if err := i.sendRange(ctx, "StreamRanges", g, src, size, sendMsg); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect"
@@ -31,8 +32,8 @@ import (
 // maxStreams is the most calls one HTTP/2 connection has in flight, on both
 // listeners (grpc-go's MaxConcurrentStreams, http.Server's HTTP2 one): below
 // net/http's default of 250, so that a few connections cannot open thousands of
-// streams; cosid.serve.limits.max-streams caps the StreamRanges calls of all
-// connections together.
+// streams; cosid.serve.limits.max-streams caps the StreamRanges and ReadRanges
+// calls of all connections together.
 const maxStreams = 100
 
 // GRPCServer returns grpc-go's server of the gRPC protocol of s: IdService,
@@ -269,7 +270,31 @@ func (g grpcIDs) StreamRanges(req *cosidv1.StreamRangesRequest, st grpc.ServerSt
 		return g.i.streamRanges(st.Context(), req, send)
 	})
 	if errors.Is(err, errStreamIdle) {
-		return g.i.s.streamCut(st.Context(), req.GetName())
+		return g.i.s.streamCut(st.Context(), "StreamRanges", req.GetName())
+	}
+	return err
+}
+
+// ReadRanges answers with idService's readRanges, whose sends are cut after
+// stream-idle as StreamRanges' are.
+func (g grpcIDs) ReadRanges(st grpc.BidiStreamingServer[cosidv1.ReadRangesRequest, cosidv1.ReadRangesResponse]) error {
+	var name atomic.Pointer[string] // the generator, for the log of a cut
+	recv := func() (*cosidv1.ReadRangesRequest, error) {
+		m, err := st.Recv()
+		if err == nil && name.Load() == nil {
+			name.Store(&m.Name)
+		}
+		return m, err
+	}
+	err := watchSends(g.i.s.caps().StreamIdle, st.Send, func(send func(*cosidv1.ReadRangesResponse) error) error {
+		return g.i.readRanges(st.Context(), recv, send)
+	})
+	if errors.Is(err, errStreamIdle) {
+		generator := ""
+		if n := name.Load(); n != nil {
+			generator = *n
+		}
+		return g.i.s.streamCut(st.Context(), "ReadRanges", generator)
 	}
 	return err
 }

@@ -100,6 +100,22 @@ func checkAuth(t *testing.T, l listener) {
 		{"IdService.Next", func(ctx context.Context) error {
 			return conn.Invoke(ctx, cosidv1connect.IdServiceNextProcedure, &cosidv1.NextRequest{Name: "order"}, new(cosidv1.NextResponse))
 		}, "ids-t", "store-t"},
+		{"IdService.ReadRanges", func(ctx context.Context) error {
+			st, err := cosidv1.NewIdServiceClient(conn).ReadRanges(ctx)
+			if err == nil {
+				err = st.Send(&cosidv1.ReadRangesRequest{Name: "order", Size: 1, Want: 1})
+			}
+			if err == nil {
+				err = st.CloseSend()
+			}
+			for err == nil {
+				_, err = st.Recv()
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}, "ids-t", "store-t"},
 		{"StoreService.Reserve", func(ctx context.Context) error {
 			return conn.Invoke(ctx, cosidv1connect.StoreServiceReserveProcedure, &cosidv1.ReserveRequest{Key: "g", Size: 1}, new(cosidv1.ReserveResponse))
 		}, "store-t", "ids-t"},

@@ -24,15 +24,17 @@ type Limits struct {
 	// MaxLeaseTTL is the longest lease an acquire or renew, or a 4.x
 	// safeGuardDuration, may ask for (cosid.serve.limits.max-lease-ttl).
 	MaxLeaseTTL time.Duration
-	// MaxStreams is the most StreamRanges calls open at once, on HTTPServer's and
+	// MaxStreams is the most StreamRanges and ReadRanges calls open at once, on HTTPServer's and
 	// GRPCServer's listeners together (cosid.serve.limits.max-streams): each open
 	// stream holds a goroutine and its transport's buffers, and HTTP/2 lets one
 	// connection open many, so max-connections does not bound them. A further
 	// stream is refused with resource_exhausted.
 	MaxStreams int
-	// StreamIdle is how long a StreamRanges call may wait for its client to read
-	// (cosid.serve.limits.stream-idle): a stream whose next range the transport
-	// has not taken for that long, its flow-control window full, is cut.
+	// StreamIdle is how long a StreamRanges or ReadRanges call may wait for its
+	// client to read (cosid.serve.limits.stream-idle): a stream whose next range
+	// the transport has not taken for that long, its flow-control window full, is
+	// cut; so is a ReadRanges call that has sent all it was asked and is asked for
+	// nothing more for that long.
 	StreamIdle time.Duration
 }
 

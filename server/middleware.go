@@ -81,8 +81,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, http.StatusBadRequest, wire.CodeInvalidArgument, fmt.Sprintf("the path %q is not clean; ask for %q", r.URL.Path, clean))
 		return
 	}
-	// A request without a body has nothing to limit.
-	if r.Body != http.NoBody {
+	// A request without a body has nothing to limit; a client stream's body lasts
+	// as long as its call, and the limit bounds each of its messages instead.
+	if r.Body != http.NoBody && rpcMethods[r.URL.Path]&clientStream == 0 {
 		r.Body = http.MaxBytesReader(rec, r.Body, s.limit)
 	}
 	routed = true

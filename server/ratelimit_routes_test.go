@@ -123,6 +123,25 @@ func rpcRoutes() []rateRoute {
 					return grpcStatus(err)
 				}
 			}},
+			rateRoute{"gRPC ReadRanges on " + l.name, true, true, func(t *testing.T, s *Server) rateCall {
+				c := client(t, s)
+				return func(t *testing.T, key string, n int64) (int, string) {
+					st, err := c.ReadRanges(t.Context())
+					if err == nil {
+						err = st.Send(&cosidv1.ReadRangesRequest{Name: "biz", Key: key, Size: n, Want: 1})
+					}
+					if err == nil {
+						err = st.CloseSend()
+					}
+					for err == nil {
+						_, err = st.Recv()
+					}
+					if errors.Is(err, io.EOF) {
+						err = nil
+					}
+					return grpcStatus(err)
+				}
+			}},
 		)
 	}
 	return rs

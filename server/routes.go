@@ -79,6 +79,13 @@ var routes = []route{
 	{"GET /tinyid/id/nextIdSimple", RoleIDs, issuesIDs | formTinyidSimple | withTinyid | tokenInQuery, (*Server).tinyidNextSimple},
 }
 
+// rpcMethods are the methods of a Connect service whose policy adds to its
+// service's row, by their paths: the streams.
+var rpcMethods = map[string]routeFlags{
+	cosidv1connect.IdServiceStreamRangesProcedure: serverStream,
+	cosidv1connect.IdServiceReadRangesProcedure:   serverStream | clientStream,
+}
+
 // routeParams are the query parameters of the /v1 routes that take any. A /v1
 // route takes those of its entry and no others, none without an entry: a parameter
 // it does not take (?cnt=5) would be ignored, and the caller served other than it
@@ -155,6 +162,14 @@ const (
 	// tokenInQuery: the role's token may come as the query parameter token, as
 	// tinyid's clients send it, besides the Authorization header.
 	tokenInQuery
+	// serverStream (rpcMethods): a method that streams its answer, whose writes
+	// move a deadline stream-idle on (streamWriter), so that a client that stops
+	// reading is cut and a stream outlives the server's write timeout.
+	serverStream
+	// clientStream (rpcMethods): a method whose client streams its messages as
+	// long as the call lasts. The body limit bounds each message (connect-go's
+	// read limit), not the body, and the call needs HTTP/2.
+	clientStream
 )
 
 // serves reports whether s serves rt: a route of the 4.x segment and machine API
@@ -289,7 +304,15 @@ func (s *Server) rpcPolicy(rt route) http.HandlerFunc {
 		if rt.role == RoleIDs {
 			r = r.WithContext(s.withCaller(r.Context(), r.RemoteAddr))
 		}
-		if strings.HasSuffix(r.URL.Path, "/StreamRanges") {
+		method := rpcMethods[r.URL.Path]
+		if method&clientStream != 0 && r.ProtoMajor < 2 {
+			// connect-go answers 505 without a word of what gives HTTP/2.
+			errw.Write(w, r, connect.NewError(connect.CodeUnimplemented, fmt.Errorf(
+				"%s streams both ways, which needs HTTP/2, and this call came over HTTP/%d.%d: call the gRPC listener (%s), or this one over TLS or with %s on; over HTTP/1.1, StreamRanges streams ranges",
+				r.URL.Path, r.ProtoMajor, r.ProtoMinor, settingGRPCAddr, settingH2C)))
+			return
+		}
+		if method&serverStream != 0 {
 			sw := &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: s.caps().StreamIdle}
 			w = sw
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))

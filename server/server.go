@@ -65,7 +65,7 @@ type Server struct {
 	created4x keySet // the 4.x segment keys this server made or found
 	machines  machines4x
 	h2c       bool         // serve HTTP/2 without TLS (WithH2C)
-	streams   atomic.Int64 // the StreamRanges calls open: openStream
+	streams   atomic.Int64 // the StreamRanges and ReadRanges calls open: openStream
 
 	storeIDs   sync.Map   // the identities of the generators' stores, by store name: generatorStoreID
 	leaf       leafConfig // WithLeaf

@@ -8,10 +8,14 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+
+	"github.com/cosid-go/cosid"
 )
 
-// The bounds of StreamRanges: how many streams are open at once (max-streams) and
-// how long one may wait for its client to read (stream-idle). A stream reserves a
+// The bounds of StreamRanges and ReadRanges: how many streams are open at once
+// (max-streams) and how long one may wait for its client to read (stream-idle). A
+// ReadRanges call reserves only what its client asked (readranges.go). A
+// StreamRanges call reserves a
 // range only once its transport has taken the one before: the ranges ahead of what
 // the client has read are the ones in the HTTP/2 flow-control window the client
 // grants, and the one being written. A client that stops reading fills that
@@ -27,9 +31,12 @@ const (
 // errStreamIdle is the error of a write that waited stream-idle for the client.
 var errStreamIdle = errors.New("server: the client did not read its stream")
 
-// openStream counts a stream opened, or refuses it when max-streams are open; the
-// function it returns counts it closed.
-func (s *Server) openStream() (func(), error) {
+// openStream counts a stream of g's ranges opened, or refuses it when g hands out
+// no ranges or max-streams are open; the function it returns counts it closed.
+func (s *Server) openStream(g *generator) (func(), error) {
+	if !g.info.Ranges {
+		return nil, noRanges(g)
+	}
 	most := int64(s.caps().MaxStreams)
 	if s.streams.Add(1) > most {
 		s.streams.Add(-1)
@@ -49,16 +56,37 @@ func (s *Server) openStream() (func(), error) {
 	}, nil
 }
 
-// streamCut logs a stream of generator name cut after stream-idle without a read,
-// and returns the error it ends with. The log line is what an operator sees of it
-// on the HTTP listener: net/http resets the stream at its write deadline, so that
-// the client reads a reset (gRPC: internal), not this error; grpc-go's listener
-// sends the error.
-func (s *Server) streamCut(ctx context.Context, name string) error {
+// streamCut logs a stream of procedure rpc (StreamRanges, ReadRanges) of
+// generator name cut after stream-idle without a read, and returns the error it
+// ends with. The log line is what an operator sees of it on the HTTP listener:
+// net/http resets the stream at its write deadline, so that the client reads a
+// reset (gRPC: internal), not this error; grpc-go's listener sends the error.
+func (s *Server) streamCut(ctx context.Context, rpc, name string) error {
 	idle := s.caps().StreamIdle
-	s.logger.WarnContext(ctx, "server: a StreamRanges stream was cut, its client did not read it",
-		"generator", name, "stream-idle", idle.String(), "setting", settingStreamIdle)
+	s.logger.WarnContext(ctx, "server: a stream was cut, its client did not read it",
+		"rpc", rpc, "generator", name, "stream-idle", idle.String(), "setting", settingStreamIdle)
 	return idleError(idle)
+}
+
+// sendRange reserves a range of size ids of g (src), charged to the caller, and
+// sends it with send: the stream of procedure rpc. A send that waited stream-idle
+// for the client cuts the stream; the range it held is a gap, as a dropped answer
+// of /range is, and so is the range of a send the client ended.
+func (i *idService) sendRange(ctx context.Context, rpc string, g *generator, src cosid.Source, size int64, send func(start, end int64) error) error {
+	if err := i.s.chargeRPC(ctx, src, size); err != nil {
+		return err
+	}
+	rg, err := src.NextRange(ctx, size)
+	if err != nil {
+		return err
+	}
+	if err := send(rg.Start, rg.End); err != nil {
+		if errors.Is(err, errStreamIdle) {
+			return i.s.streamCut(ctx, rpc, g.info.Name)
+		}
+		return err
+	}
+	return nil
 }
 
 // idleError is the error a stream is cut with after idle without a read.

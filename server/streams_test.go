@@ -57,7 +57,7 @@ func (c *countingStore) Reserve(ctx context.Context, key string, size, initialOf
 }
 
 // streamsConfig is one segment generator on a memory store, whose reserves
-// countingStore counts.
+// countingStore counts, and two whose ids come in no ranges.
 const streamsConfig = `
 cosid:
   namespace: test
@@ -65,10 +65,12 @@ cosid:
     mem: { type: memory }
   generators:
     order: { strategy: segment, store: mem, step: 10 }
+    bill: { strategy: periodic-segment, store: mem, period: YEAR_MONTH_DAY, zone: UTC }
+    odd: { strategy: segment, store: mem, stride: 2, residue: 1 }
 `
 
 // streamCutMsg begins the log line of Server.streamCut.
-const streamCutMsg = "server: a StreamRanges stream was cut"
+const streamCutMsg = "server: a stream was cut"
 
 // logTap is a slog handler that passes each record whose message begins with
 // prefix to records, dropping it when records is full.

@@ -104,16 +104,20 @@ func grpcRows(r results) []row {
 }
 
 // streamRows sets each size of BenchmarkStreamRanges over gRPC beside the same
-// ranges taken in the server's process.
+// ranges taken in the server's process, and each ReadRanges read-ahead beside
+// StreamRanges of its size: what a read-ahead bounded by the client's asks costs.
 func streamRows(r results) []row {
 	const p = "BenchmarkStreamRanges/"
 	var rows []row
 	for _, sub := range r.subs("BenchmarkStreamRanges", "ids/s") {
-		size, ok := strings.CutSuffix(sub, "/grpc")
-		if !ok {
-			continue
+		if size, ok := strings.CutSuffix(sub, "/grpc"); ok {
+			rows = append(rows, row{what: "StreamRanges ids/s, " + size, unit: "ids/s", ours: []string{p + sub}, base: []string{p + size + "/inprocess"}, baseWhat: "the same ranges in the server's process", higher: true})
 		}
-		rows = append(rows, row{what: "StreamRanges ids/s, " + size, unit: "ids/s", ours: []string{p + sub}, base: []string{p + size + "/inprocess"}, baseWhat: "the same ranges in the server's process", higher: true})
+	}
+	for _, sub := range r.subs("BenchmarkStreamRanges", "ids/s") {
+		if size, ahead, ok := strings.Cut(sub, "/grpc-readranges-ahead="); ok {
+			rows = append(rows, row{what: "ReadRanges ids/s, " + size + ", " + ahead + " ranges ahead", unit: "ids/s", ours: []string{p + sub}, base: []string{p + size + "/grpc"}, baseWhat: "StreamRanges of that size", higher: true})
+		}
 	}
 	return rows
 }

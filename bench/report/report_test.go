@@ -105,3 +105,18 @@ func TestFormat_UnitsForAReader(t *testing.T) {
 		}
 	}
 }
+
+func TestStreamRows_ReadRangesBesideStreamRangesOfItsSize(t *testing.T) {
+	res, err := parseBench(strings.NewReader(`BenchmarkStreamRanges/size=100000/grpc-2 	 1000	 1000 ns/op	 80000000000 ids/s
+BenchmarkStreamRanges/size=100000/grpc-readranges-ahead=64-2 	 1000	 2000 ns/op	 40000000000 ids/s
+BenchmarkStreamRanges/size=100000/inprocess-2 	 1000	 400 ns/op	 250000000000 ids/s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := streamRows(res)
+	if len(rows) != 2 || rows[0].base[0] != "BenchmarkStreamRanges/size=100000/inprocess" ||
+		rows[1].what != "ReadRanges ids/s, size=100000, 64 ranges ahead" || rows[1].base[0] != "BenchmarkStreamRanges/size=100000/grpc" {
+		t.Fatalf("streamRows = %+v; want StreamRanges beside in-process, then ReadRanges beside StreamRanges", rows)
+	}
+}

@@ -73,6 +73,14 @@ func (r *replicas) pick() (cosidv1connect.IdServiceClient, string) {
 	return cosidv1connect.NewIdServiceClient(r.w.authClient(), "http://"+name+":80"), name
 }
 
+// pickH2C is pick over HTTP/2 (h2c), for the calls that stream both ways.
+func (r *replicas) pickH2C() (cosidv1connect.IdServiceClient, string) {
+	name := r.names[r.w.rng.IntN(len(r.names))]
+	c := r.w.h2cClient()
+	c.Transport = bearer{c.Transport}
+	return cosidv1connect.NewIdServiceClient(c, "http://"+name+":80"), name
+}
+
 // authClient is a client of the network that sends the servers' token.
 func (w *world) authClient() *http.Client {
 	c := w.client()

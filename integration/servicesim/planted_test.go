@@ -32,6 +32,8 @@ func TestSim_FindsPlantedDefects(t *testing.T) {
 		// segment's NextRange joins the rest of the range in use from its start,
 		// the ids taken from it included, under streams and single ids.
 		{"cosid_plant_join", "streams", "duplicate:", "20"},
+		// ReadRanges sends one range more than its client asked for.
+		{"cosid_plant_readahead", "streams", "a ReadRanges stream sent range", "20"},
 	} {
 		t.Run(tc.tag, func(t *testing.T) {
 			t.Parallel()

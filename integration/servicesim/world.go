@@ -89,6 +89,13 @@ func (w *world) client() *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: w.net.dial, MaxIdleConnsPerHost: 4}}
 }
 
+// h2cClient is client speaking HTTP/2 without TLS, as ReadRanges needs.
+func (w *world) h2cClient() *http.Client {
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	return &http.Client{Transport: &http.Transport{DialContext: w.net.dial, Protocols: p}}
+}
+
 // svc is a cosid serve on a host of the network.
 type svc struct {
 	name string
@@ -102,7 +109,8 @@ type svc struct {
 
 // serve starts a cosid serve named name with runtime rt, and opts beside the token.
 func (w *world) serve(name string, rt *cosid.Runtime, opts ...server.Option) *svc {
-	srv, err := server.New(rt, append([]server.Option{server.WithLogger(nil), server.WithToken(token)}, opts...)...)
+	// h2c beside HTTP/1.1: ReadRanges streams both ways, which needs HTTP/2.
+	srv, err := server.New(rt, append([]server.Option{server.WithLogger(nil), server.WithToken(token), server.WithH2C(true)}, opts...)...)
 	if err != nil {
 		panic(fmt.Sprintf("servicesim: server %s: %v", name, err))
 	}

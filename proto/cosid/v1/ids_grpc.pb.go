@@ -26,6 +26,7 @@ const (
 	IdService_Next_FullMethodName           = "/cosid.v1.IdService/Next"
 	IdService_NextRange_FullMethodName      = "/cosid.v1.IdService/NextRange"
 	IdService_StreamRanges_FullMethodName   = "/cosid.v1.IdService/StreamRanges"
+	IdService_ReadRanges_FullMethodName     = "/cosid.v1.IdService/ReadRanges"
 	IdService_Decode_FullMethodName         = "/cosid.v1.IdService/Decode"
 	IdService_ListGenerators_FullMethodName = "/cosid.v1.IdService/ListGenerators"
 )
@@ -45,7 +46,19 @@ type IdServiceClient interface {
 	// StreamRanges sends ranges of size ids of a segment generator, one a message,
 	// until the client stops (cancels the call) or max_ranges are sent: for bulk
 	// loaders, which count the ids of each range out themselves.
+	// Its read-ahead is the client's HTTP/2 flow-control window, which the server
+	// cannot see read: a client that stops reading has cost the store the ranges
+	// its window held (thousands). ReadRanges bounds it by what the client asks.
 	StreamRanges(ctx context.Context, in *StreamRangesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamRangesResponse], error)
+	// ReadRanges sends ranges of size ids of a segment generator as its client asks
+	// for them: each message of the client asks for want more, and the server
+	// reserves a range only for one asked and not yet sent, so that a client that
+	// stops reading has cost the store no more than the ranges it asked ahead: a
+	// bulk loader's bounded read-ahead. The call ends when the client has closed
+	// its side and every range asked is sent, or when it cancels. It streams both
+	// ways, so it needs HTTP/2: the gRPC listener, or the HTTP listener over TLS or
+	// with serve.h2c; over HTTP/1.1, StreamRanges.
+	ReadRanges(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ReadRangesRequest, ReadRangesResponse], error)
 	// Decode tells what an id of a generator holds, as GET /v1/generators/{name}/decode.
 	Decode(ctx context.Context, in *DecodeRequest, opts ...grpc.CallOption) (*DecodeResponse, error)
 	// ListGenerators lists the generators served, as GET /v1/generators.
@@ -99,6 +112,19 @@ func (c *idServiceClient) StreamRanges(ctx context.Context, in *StreamRangesRequ
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type IdService_StreamRangesClient = grpc.ServerStreamingClient[StreamRangesResponse]
 
+func (c *idServiceClient) ReadRanges(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ReadRangesRequest, ReadRangesResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &IdService_ServiceDesc.Streams[1], IdService_ReadRanges_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ReadRangesRequest, ReadRangesResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type IdService_ReadRangesClient = grpc.BidiStreamingClient[ReadRangesRequest, ReadRangesResponse]
+
 func (c *idServiceClient) Decode(ctx context.Context, in *DecodeRequest, opts ...grpc.CallOption) (*DecodeResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DecodeResponse)
@@ -134,7 +160,19 @@ type IdServiceServer interface {
 	// StreamRanges sends ranges of size ids of a segment generator, one a message,
 	// until the client stops (cancels the call) or max_ranges are sent: for bulk
 	// loaders, which count the ids of each range out themselves.
+	// Its read-ahead is the client's HTTP/2 flow-control window, which the server
+	// cannot see read: a client that stops reading has cost the store the ranges
+	// its window held (thousands). ReadRanges bounds it by what the client asks.
 	StreamRanges(*StreamRangesRequest, grpc.ServerStreamingServer[StreamRangesResponse]) error
+	// ReadRanges sends ranges of size ids of a segment generator as its client asks
+	// for them: each message of the client asks for want more, and the server
+	// reserves a range only for one asked and not yet sent, so that a client that
+	// stops reading has cost the store no more than the ranges it asked ahead: a
+	// bulk loader's bounded read-ahead. The call ends when the client has closed
+	// its side and every range asked is sent, or when it cancels. It streams both
+	// ways, so it needs HTTP/2: the gRPC listener, or the HTTP listener over TLS or
+	// with serve.h2c; over HTTP/1.1, StreamRanges.
+	ReadRanges(grpc.BidiStreamingServer[ReadRangesRequest, ReadRangesResponse]) error
 	// Decode tells what an id of a generator holds, as GET /v1/generators/{name}/decode.
 	Decode(context.Context, *DecodeRequest) (*DecodeResponse, error)
 	// ListGenerators lists the generators served, as GET /v1/generators.
@@ -157,6 +195,9 @@ func (UnimplementedIdServiceServer) NextRange(context.Context, *NextRangeRequest
 }
 func (UnimplementedIdServiceServer) StreamRanges(*StreamRangesRequest, grpc.ServerStreamingServer[StreamRangesResponse]) error {
 	return status.Errorf(codes.Unimplemented, "method StreamRanges not implemented")
+}
+func (UnimplementedIdServiceServer) ReadRanges(grpc.BidiStreamingServer[ReadRangesRequest, ReadRangesResponse]) error {
+	return status.Errorf(codes.Unimplemented, "method ReadRanges not implemented")
 }
 func (UnimplementedIdServiceServer) Decode(context.Context, *DecodeRequest) (*DecodeResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Decode not implemented")
@@ -232,6 +273,13 @@ func _IdService_StreamRanges_Handler(srv interface{}, stream grpc.ServerStream) 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type IdService_StreamRangesServer = grpc.ServerStreamingServer[StreamRangesResponse]
 
+func _IdService_ReadRanges_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(IdServiceServer).ReadRanges(&grpc.GenericServerStream[ReadRangesRequest, ReadRangesResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type IdService_ReadRangesServer = grpc.BidiStreamingServer[ReadRangesRequest, ReadRangesResponse]
+
 func _IdService_Decode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DecodeRequest)
 	if err := dec(in); err != nil {
@@ -297,6 +345,12 @@ var IdService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "StreamRanges",
 			Handler:       _IdService_StreamRanges_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "ReadRanges",
+			Handler:       _IdService_ReadRanges_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "cosid/v1/ids.proto",

@@ -43,6 +43,8 @@ const (
 	IdServiceNextRangeProcedure = "/cosid.v1.IdService/NextRange"
 	// IdServiceStreamRangesProcedure is the fully-qualified name of the IdService's StreamRanges RPC.
 	IdServiceStreamRangesProcedure = "/cosid.v1.IdService/StreamRanges"
+	// IdServiceReadRangesProcedure is the fully-qualified name of the IdService's ReadRanges RPC.
+	IdServiceReadRangesProcedure = "/cosid.v1.IdService/ReadRanges"
 	// IdServiceDecodeProcedure is the fully-qualified name of the IdService's Decode RPC.
 	IdServiceDecodeProcedure = "/cosid.v1.IdService/Decode"
 	// IdServiceListGeneratorsProcedure is the fully-qualified name of the IdService's ListGenerators
@@ -60,7 +62,19 @@ type IdServiceClient interface {
 	// StreamRanges sends ranges of size ids of a segment generator, one a message,
 	// until the client stops (cancels the call) or max_ranges are sent: for bulk
 	// loaders, which count the ids of each range out themselves.
+	// Its read-ahead is the client's HTTP/2 flow-control window, which the server
+	// cannot see read: a client that stops reading has cost the store the ranges
+	// its window held (thousands). ReadRanges bounds it by what the client asks.
 	StreamRanges(context.Context, *connect.Request[v1.StreamRangesRequest]) (*connect.ServerStreamForClient[v1.StreamRangesResponse], error)
+	// ReadRanges sends ranges of size ids of a segment generator as its client asks
+	// for them: each message of the client asks for want more, and the server
+	// reserves a range only for one asked and not yet sent, so that a client that
+	// stops reading has cost the store no more than the ranges it asked ahead: a
+	// bulk loader's bounded read-ahead. The call ends when the client has closed
+	// its side and every range asked is sent, or when it cancels. It streams both
+	// ways, so it needs HTTP/2: the gRPC listener, or the HTTP listener over TLS or
+	// with serve.h2c; over HTTP/1.1, StreamRanges.
+	ReadRanges(context.Context) *connect.BidiStreamForClient[v1.ReadRangesRequest, v1.ReadRangesResponse]
 	// Decode tells what an id of a generator holds, as GET /v1/generators/{name}/decode.
 	Decode(context.Context, *connect.Request[v1.DecodeRequest]) (*connect.Response[v1.DecodeResponse], error)
 	// ListGenerators lists the generators served, as GET /v1/generators.
@@ -96,6 +110,12 @@ func NewIdServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...c
 			connect.WithSchema(idServiceMethods.ByName("StreamRanges")),
 			connect.WithClientOptions(opts...),
 		),
+		readRanges: connect.NewClient[v1.ReadRangesRequest, v1.ReadRangesResponse](
+			httpClient,
+			baseURL+IdServiceReadRangesProcedure,
+			connect.WithSchema(idServiceMethods.ByName("ReadRanges")),
+			connect.WithClientOptions(opts...),
+		),
 		decode: connect.NewClient[v1.DecodeRequest, v1.DecodeResponse](
 			httpClient,
 			baseURL+IdServiceDecodeProcedure,
@@ -118,6 +138,7 @@ type idServiceClient struct {
 	next           *connect.Client[v1.NextRequest, v1.NextResponse]
 	nextRange      *connect.Client[v1.NextRangeRequest, v1.NextRangeResponse]
 	streamRanges   *connect.Client[v1.StreamRangesRequest, v1.StreamRangesResponse]
+	readRanges     *connect.Client[v1.ReadRangesRequest, v1.ReadRangesResponse]
 	decode         *connect.Client[v1.DecodeRequest, v1.DecodeResponse]
 	listGenerators *connect.Client[v1.ListGeneratorsRequest, v1.ListGeneratorsResponse]
 }
@@ -135,6 +156,11 @@ func (c *idServiceClient) NextRange(ctx context.Context, req *connect.Request[v1
 // StreamRanges calls cosid.v1.IdService.StreamRanges.
 func (c *idServiceClient) StreamRanges(ctx context.Context, req *connect.Request[v1.StreamRangesRequest]) (*connect.ServerStreamForClient[v1.StreamRangesResponse], error) {
 	return c.streamRanges.CallServerStream(ctx, req)
+}
+
+// ReadRanges calls cosid.v1.IdService.ReadRanges.
+func (c *idServiceClient) ReadRanges(ctx context.Context) *connect.BidiStreamForClient[v1.ReadRangesRequest, v1.ReadRangesResponse] {
+	return c.readRanges.CallBidiStream(ctx)
 }
 
 // Decode calls cosid.v1.IdService.Decode.
@@ -157,7 +183,19 @@ type IdServiceHandler interface {
 	// StreamRanges sends ranges of size ids of a segment generator, one a message,
 	// until the client stops (cancels the call) or max_ranges are sent: for bulk
 	// loaders, which count the ids of each range out themselves.
+	// Its read-ahead is the client's HTTP/2 flow-control window, which the server
+	// cannot see read: a client that stops reading has cost the store the ranges
+	// its window held (thousands). ReadRanges bounds it by what the client asks.
 	StreamRanges(context.Context, *connect.Request[v1.StreamRangesRequest], *connect.ServerStream[v1.StreamRangesResponse]) error
+	// ReadRanges sends ranges of size ids of a segment generator as its client asks
+	// for them: each message of the client asks for want more, and the server
+	// reserves a range only for one asked and not yet sent, so that a client that
+	// stops reading has cost the store no more than the ranges it asked ahead: a
+	// bulk loader's bounded read-ahead. The call ends when the client has closed
+	// its side and every range asked is sent, or when it cancels. It streams both
+	// ways, so it needs HTTP/2: the gRPC listener, or the HTTP listener over TLS or
+	// with serve.h2c; over HTTP/1.1, StreamRanges.
+	ReadRanges(context.Context, *connect.BidiStream[v1.ReadRangesRequest, v1.ReadRangesResponse]) error
 	// Decode tells what an id of a generator holds, as GET /v1/generators/{name}/decode.
 	Decode(context.Context, *connect.Request[v1.DecodeRequest]) (*connect.Response[v1.DecodeResponse], error)
 	// ListGenerators lists the generators served, as GET /v1/generators.
@@ -189,6 +227,12 @@ func NewIdServiceHandler(svc IdServiceHandler, opts ...connect.HandlerOption) (s
 		connect.WithSchema(idServiceMethods.ByName("StreamRanges")),
 		connect.WithHandlerOptions(opts...),
 	)
+	idServiceReadRangesHandler := connect.NewBidiStreamHandler(
+		IdServiceReadRangesProcedure,
+		svc.ReadRanges,
+		connect.WithSchema(idServiceMethods.ByName("ReadRanges")),
+		connect.WithHandlerOptions(opts...),
+	)
 	idServiceDecodeHandler := connect.NewUnaryHandler(
 		IdServiceDecodeProcedure,
 		svc.Decode,
@@ -211,6 +255,8 @@ func NewIdServiceHandler(svc IdServiceHandler, opts ...connect.HandlerOption) (s
 			idServiceNextRangeHandler.ServeHTTP(w, r)
 		case IdServiceStreamRangesProcedure:
 			idServiceStreamRangesHandler.ServeHTTP(w, r)
+		case IdServiceReadRangesProcedure:
+			idServiceReadRangesHandler.ServeHTTP(w, r)
 		case IdServiceDecodeProcedure:
 			idServiceDecodeHandler.ServeHTTP(w, r)
 		case IdServiceListGeneratorsProcedure:
@@ -234,6 +280,10 @@ func (UnimplementedIdServiceHandler) NextRange(context.Context, *connect.Request
 
 func (UnimplementedIdServiceHandler) StreamRanges(context.Context, *connect.Request[v1.StreamRangesRequest], *connect.ServerStream[v1.StreamRangesResponse]) error {
 	return connect.NewError(connect.CodeUnimplemented, errors.New("cosid.v1.IdService.StreamRanges is not implemented"))
+}
+
+func (UnimplementedIdServiceHandler) ReadRanges(context.Context, *connect.BidiStream[v1.ReadRangesRequest, v1.ReadRangesResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("cosid.v1.IdService.ReadRanges is not implemented"))
 }
 
 func (UnimplementedIdServiceHandler) Decode(context.Context, *connect.Request[v1.DecodeRequest]) (*connect.Response[v1.DecodeResponse], error) {

@@ -185,6 +185,75 @@ export declare type StreamRangesResponse = Message<"cosid.v1.StreamRangesRespons
 export declare const StreamRangesResponseSchema: GenMessage<StreamRangesResponse>;
 
 /**
+ * ReadRangesRequest is a message of a ReadRanges client. The first names the
+ * generator, its key and the size of the ranges; the later ones leave them empty
+ * and ask for more ranges.
+ *
+ * @generated from message cosid.v1.ReadRangesRequest
+ */
+export declare type ReadRangesRequest = Message<"cosid.v1.ReadRangesRequest"> & {
+  /**
+   * The generator's name, in the first message only.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The key of a keyed generator, in the first message only; empty for a plain one.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * The ids of each range, in the first message only: 1 to the server's cap
+   * (1,048,576).
+   *
+   * @generated from field: int64 size = 3;
+   */
+  size: bigint;
+
+  /**
+   * How many more ranges to send: 0 or more in the first message, at least 1 in a
+   * later one; the ranges asked and not yet sent are at most the server's cap
+   * (1,024), a bulk loader's whole read-ahead.
+   *
+   * @generated from field: int64 want = 4;
+   */
+  want: bigint;
+};
+
+/**
+ * Describes the message cosid.v1.ReadRangesRequest.
+ * Use `create(ReadRangesRequestSchema)` to create a new message.
+ */
+export declare const ReadRangesRequestSchema: GenMessage<ReadRangesRequest>;
+
+/**
+ * ReadRangesResponse is one range of ids [start, end).
+ *
+ * @generated from message cosid.v1.ReadRangesResponse
+ */
+export declare type ReadRangesResponse = Message<"cosid.v1.ReadRangesResponse"> & {
+  /**
+   * @generated from field: int64 start = 1;
+   */
+  start: bigint;
+
+  /**
+   * @generated from field: int64 end = 2;
+   */
+  end: bigint;
+};
+
+/**
+ * Describes the message cosid.v1.ReadRangesResponse.
+ * Use `create(ReadRangesResponseSchema)` to create a new message.
+ */
+export declare const ReadRangesResponseSchema: GenMessage<ReadRangesResponse>;
+
+/**
  * DecodeRequest asks what an id holds.
  *
  * @generated from message cosid.v1.DecodeRequest
@@ -393,6 +462,9 @@ export declare const IdService: GenService<{
    * StreamRanges sends ranges of size ids of a segment generator, one a message,
    * until the client stops (cancels the call) or max_ranges are sent: for bulk
    * loaders, which count the ids of each range out themselves.
+   * Its read-ahead is the client's HTTP/2 flow-control window, which the server
+   * cannot see read: a client that stops reading has cost the store the ranges
+   * its window held (thousands). ReadRanges bounds it by what the client asks.
    *
    * @generated from rpc cosid.v1.IdService.StreamRanges
    */
@@ -400,6 +472,23 @@ export declare const IdService: GenService<{
     methodKind: "server_streaming";
     input: typeof StreamRangesRequestSchema;
     output: typeof StreamRangesResponseSchema;
+  },
+  /**
+   * ReadRanges sends ranges of size ids of a segment generator as its client asks
+   * for them: each message of the client asks for want more, and the server
+   * reserves a range only for one asked and not yet sent, so that a client that
+   * stops reading has cost the store no more than the ranges it asked ahead: a
+   * bulk loader's bounded read-ahead. The call ends when the client has closed
+   * its side and every range asked is sent, or when it cancels. It streams both
+   * ways, so it needs HTTP/2: the gRPC listener, or the HTTP listener over TLS or
+   * with serve.h2c; over HTTP/1.1, StreamRanges.
+   *
+   * @generated from rpc cosid.v1.IdService.ReadRanges
+   */
+  readRanges: {
+    methodKind: "bidi_streaming";
+    input: typeof ReadRangesRequestSchema;
+    output: typeof ReadRangesResponseSchema;
   },
   /**
    * Decode tells what an id of a generator holds, as GET /v1/generators/{name}/decode.

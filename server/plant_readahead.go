@@ -1,0 +1,5 @@
+//go:build cosid_plant_readahead
+
+package server
+
+const plantReadAhead = 1

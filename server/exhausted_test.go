@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	cosidv1 "github.com/cosid-go/cosid/proto/cosid/v1"
 	"github.com/cosid-go/cosid/proto/cosid/v1/cosidv1connect"
@@ -159,5 +161,29 @@ func TestStatus_ShowsHeadroom(t *testing.T) {
 		if !want.MatchString(table) {
 			t.Errorf("the capacity table lacks %s:\n%s", want, table)
 		}
+	}
+}
+
+// TestReadRanges_CappedAtCodecWidth: a ReadRanges stream, on both listeners,
+// stops at the codec's largest value as StreamRanges does, then answers
+// resource_exhausted naming the width, though more ranges were asked for.
+func TestReadRanges_CappedAtCodecWidth(t *testing.T) {
+	for _, l := range listeners {
+		t.Run(l.name, func(t *testing.T) {
+			conn := dialGRPC(t, l.serve(t, mustNew(t, narrowServer(t).rt, WithLogger(nil), WithH2C(true))))
+			st := openReadRanges(t, t.Context(), conn, &cosidv1.ReadRangesRequest{Name: "inv", Key: "victim", Size: 4, Want: 5})
+			var got [][2]int64
+			var err error
+			for {
+				var m *cosidv1.ReadRangesResponse
+				if m, err = st.Recv(); err != nil {
+					break
+				}
+				got = append(got, [2]int64{m.GetStart(), m.GetEnd()})
+			}
+			if !slices.Equal(got, [][2]int64{{1, 5}, {5, 9}, {9, 10}}) || status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "the width 1") {
+				t.Fatalf("ReadRanges(inv, victim, 5 ranges of 4) = %v, %v; want [1, 5) [5, 9) [9, 10), then resource_exhausted naming the width", got, err)
+			}
+		})
 	}
 }

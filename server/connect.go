@@ -78,19 +78,23 @@ func (s *Server) connectHandlers() map[string]http.Handler {
 	return handlers
 }
 
-// streamWriter moves the write deadline of a server stream on with every write and
-// flush, by stream-idle: the http.Server's WriteTimeout would end a stream that
-// lasts longer than it, and a client that stops reading would hold a stream
-// without one. A write or flush past its deadline (net/http has then reset the
-// stream) makes this and every later write fail with errStreamIdle. connect-go
-// writes a message into net/http's buffer and then flushes it, dropping the
-// flush's error, and the flush is where a send waits for the client: the send
-// reads cut (idService.StreamRanges), reached through the request's context.
+// streamWriter gives each send of a server stream a write deadline stream-idle
+// from its start, and takes it off once the send is flushed: the http.Server's
+// WriteTimeout would end a stream that lasts longer than it, a client that stops
+// reading would hold a stream without one, and net/http resets an HTTP/2 stream
+// whose deadline passes, written to or not, so a deadline left on would cut a
+// stream that waits for its store or for its client's ask. A write or flush past
+// its deadline (net/http has then reset the stream) makes this and every later
+// write fail with errStreamIdle. connect-go writes a message into net/http's
+// buffer and then flushes it, dropping the flush's error, and the flush is where a
+// send waits for the client: the send reads cut (watchedSend), reached through the
+// request's context.
 type streamWriter struct {
 	http.ResponseWriter
-	rc   *http.ResponseController
-	idle time.Duration
-	cut  bool // a write or flush ran past its deadline
+	rc    *http.ResponseController
+	idle  time.Duration
+	until time.Time // the deadline of the send under way; zero between sends
+	cut   bool      // a write or flush ran past its deadline
 }
 
 func (w *streamWriter) Write(p []byte) (int, error) {
@@ -110,34 +114,27 @@ func (w *streamWriter) Flush() {
 	if w.cut {
 		return
 	}
-	deadline := w.deadline()
+	deadline := w.until
+	if deadline.IsZero() { // a flush without a write before it
+		deadline = w.deadline()
+	}
 	// A flush that returns at its deadline was cut, whether or not the writers
 	// between here and net/http pass its error on.
 	_ = w.rc.Flush()
 	if !time.Now().Before(deadline) {
 		w.cut = true
+		return
 	}
+	_ = w.rc.SetWriteDeadline(time.Time{})
+	w.until = time.Time{}
 }
 
 // deadline sets the write deadline stream-idle from now and returns it. A writer
 // without deadlines (a test's recorder) streams without one.
 func (w *streamWriter) deadline() time.Time {
-	deadline := time.Now().Add(w.idle)
-	_ = w.rc.SetWriteDeadline(deadline)
-	return deadline
-}
-
-// pause takes the write deadline off while the stream has nothing to write:
-// net/http resets a stream whose deadline passes, written to or not.
-func (w *streamWriter) pause() { _ = w.rc.SetWriteDeadline(time.Time{}) }
-
-// pauseWrites returns the pause of the streamWriter of ctx's stream, a no-op on a
-// stream without one (grpc-go's).
-func pauseWrites(ctx context.Context) func() {
-	if sw, ok := ctx.Value(streamWriterKey{}).(*streamWriter); ok {
-		return sw.pause
-	}
-	return func() {}
+	w.until = time.Now().Add(w.idle)
+	_ = w.rc.SetWriteDeadline(w.until)
+	return w.until
 }
 
 func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -133,6 +133,9 @@ func rpcRoutes() []rateRoute {
 					if err == nil {
 						err = st.CloseSend()
 					}
+					if errors.Is(err, io.EOF) {
+						err = nil // the server ended the call: its status is Recv's
+					}
 					for err == nil {
 						_, err = st.Recv()
 					}

@@ -59,7 +59,7 @@ func (i *idService) readRanges(ctx context.Context, recv func() (*cosidv1.ReadRa
 	defer close(done)
 	go receiveAsks(recv, asks, done)
 
-	idle, pause := i.s.caps().StreamIdle, pauseWrites(ctx)
+	idle := i.s.caps().StreamIdle
 	wait := time.NewTimer(idle)
 	defer wait.Stop()
 	ended := false // the client closed its side
@@ -73,9 +73,7 @@ func (i *idService) readRanges(ctx context.Context, recv func() (*cosidv1.ReadRa
 			if ended {
 				return nil
 			}
-			// Nothing to send until the client asks: it has idle to do so, and
-			// the last send's deadline no longer runs.
-			pause()
+			// Nothing to send until the client asks: it has idle to do so.
 			wait.Reset(idle)
 			select {
 			case a := <-asks:

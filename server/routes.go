@@ -314,6 +314,9 @@ func (s *Server) rpcPolicy(rt route) http.HandlerFunc {
 		}
 		if method&serverStream != 0 {
 			sw := &streamWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: s.caps().StreamIdle}
+			// What net/http writes once the handler returns (gRPC's trailers, the
+			// end of an HTTP/1.1 body) gets a deadline of its own.
+			defer sw.deadline()
 			w = sw
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,13 +39,23 @@ import (
 const streamWindow = 64 << 10
 
 // countingStore counts the values its store reserves: what the ranges of a
-// stream cost the store.
+// stream cost the store. While gate holds a channel, a reservation waits for it
+// to close, first saying so on entered: a slow store.
 type countingStore struct {
 	store.RangeStore
 	values, calls, largest atomic.Int64
+	gate                   atomic.Pointer[chan struct{}]
+	entered                chan struct{}
 }
 
 func (c *countingStore) Reserve(ctx context.Context, key string, size, initialOffset int64) (store.Range, error) {
+	if g := c.gate.Load(); g != nil {
+		select {
+		case c.entered <- struct{}{}:
+		default: // a reservation of the generator's own, ahead, entered first
+		}
+		<-*g
+	}
 	c.calls.Add(1)
 	c.values.Add(size)
 	for {
@@ -416,6 +427,45 @@ func TestStreamRanges_HeldStreams_RefusedPastCapHeapBounded(t *testing.T) {
 			}
 			if got := s.streams.Load(); got != most {
 				t.Fatalf("the server counts %d open streams, want %d", got, most)
+			}
+		})
+	}
+}
+
+// TestReadRanges_SlowStore_WaitedForNotCut checks, on both listeners, that a
+// stream whose reservation waits for its store longer than stream-idle goes on
+// once the store answers: the deadline of the send before does not run while
+// nothing is sent (net/http resets an HTTP/2 stream whose deadline passes, written
+// to or not). StreamRanges' sends go through the same streamWriter.
+func TestReadRanges_SlowStore_WaitedForNotCut(t *testing.T) {
+	const idle = 100 * time.Millisecond
+	for _, l := range listeners {
+		t.Run(l.name, func(t *testing.T) {
+			s, cs, _ := streamsServer(t, Limits{StreamIdle: idle})
+			conn := dialGRPC(t, l.serve(t, s))
+			// Ranges of 1,000 ids, over the generator's step of 10: each takes a
+			// reservation of its own.
+			st := openReadRanges(t, t.Context(), conn, &cosidv1.ReadRangesRequest{Name: "order", Size: 1000, Want: 1})
+			recvRanges(t, st, 1)
+			gate := make(chan struct{})
+			cs.entered = make(chan struct{}, 1)
+			cs.gate.Store(&gate)
+			if err := st.Send(&cosidv1.ReadRangesRequest{Want: 1}); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-cs.entered:
+			case <-time.After(cutWait):
+				t.Fatal("the stream did not reserve its second range")
+			}
+			// The store answers after three times stream-idle: the slowness is
+			// the test's condition, not a wait for the server.
+			var once sync.Once
+			open := func() { once.Do(func() { cs.gate.Store(nil); close(gate) }) }
+			time.AfterFunc(3*idle, open)
+			t.Cleanup(open) // a test that failed first leaves no reservation waiting
+			if _, err := st.Recv(); err != nil {
+				t.Fatalf("the range after a store slower than stream-idle: %v; want it", err)
 			}
 		})
 	}

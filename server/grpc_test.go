@@ -101,23 +101,7 @@ func checkAuth(t *testing.T, l listener) {
 			return conn.Invoke(ctx, cosidv1connect.IdServiceNextProcedure, &cosidv1.NextRequest{Name: "order"}, new(cosidv1.NextResponse))
 		}, "ids-t", "store-t"},
 		{"IdService.ReadRanges", func(ctx context.Context) error {
-			st, err := cosidv1.NewIdServiceClient(conn).ReadRanges(ctx)
-			if err == nil {
-				err = st.Send(&cosidv1.ReadRangesRequest{Name: "order", Size: 1, Want: 1})
-			}
-			if err == nil {
-				err = st.CloseSend()
-			}
-			if errors.Is(err, io.EOF) {
-				err = nil // the server ended the call: its status is Recv's
-			}
-			for err == nil {
-				_, err = st.Recv()
-			}
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
+			return readAll(ctx, cosidv1.NewIdServiceClient(conn), &cosidv1.ReadRangesRequest{Name: "order", Size: 1, Want: 1})
 		}, "ids-t", "store-t"},
 		{"StoreService.Reserve", func(ctx context.Context) error {
 			return conn.Invoke(ctx, cosidv1connect.StoreServiceReserveProcedure, &cosidv1.ReserveRequest{Key: "g", Size: 1}, new(cosidv1.ReserveResponse))

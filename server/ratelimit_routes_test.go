@@ -126,23 +126,7 @@ func rpcRoutes() []rateRoute {
 			rateRoute{"gRPC ReadRanges on " + l.name, true, true, func(t *testing.T, s *Server) rateCall {
 				c := client(t, s)
 				return func(t *testing.T, key string, n int64) (int, string) {
-					st, err := c.ReadRanges(t.Context())
-					if err == nil {
-						err = st.Send(&cosidv1.ReadRangesRequest{Name: "biz", Key: key, Size: n, Want: 1})
-					}
-					if err == nil {
-						err = st.CloseSend()
-					}
-					if errors.Is(err, io.EOF) {
-						err = nil // the server ended the call: its status is Recv's
-					}
-					for err == nil {
-						_, err = st.Recv()
-					}
-					if errors.Is(err, io.EOF) {
-						err = nil
-					}
-					return grpcStatus(err)
+					return grpcStatus(readAll(t.Context(), c, &cosidv1.ReadRangesRequest{Name: "biz", Key: key, Size: n, Want: 1}))
 				}
 			}},
 		)

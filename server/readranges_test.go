@@ -40,6 +40,28 @@ func openReadRanges(t *testing.T, ctx context.Context, conn *grpc.ClientConn, fi
 	return st
 }
 
+// readAll makes a ReadRanges call of c that sends first, closes its side and
+// reads the ranges asked to the end: nil for a clean end, else the call's error.
+func readAll(ctx context.Context, c cosidv1.IdServiceClient, first *cosidv1.ReadRangesRequest) error {
+	st, err := c.ReadRanges(ctx)
+	if err == nil {
+		err = st.Send(first)
+	}
+	if err == nil {
+		err = st.CloseSend()
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil // the server ended the call: its status is Recv's
+	}
+	for err == nil {
+		_, err = st.Recv()
+	}
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
 // recvRanges reads n ranges of st, failing t on an error.
 func recvRanges(t *testing.T, st readRangesCall, n int) []*cosidv1.ReadRangesResponse {
 	t.Helper()

@@ -2,6 +2,7 @@ package clients_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -211,6 +212,14 @@ func TestRangeClient_TwoStoresNeverMixed(t *testing.T) {
 // answer names.
 func storeIDOf(t *testing.T, url string) string {
 	t.Helper()
+	_, id := takeRange(t, url)
+	return id
+}
+
+// takeRange takes a range of one id of order from the server at url, and returns
+// it, [start, end), and the store identity its answer names.
+func takeRange(t *testing.T, url string) ([2]int64, string) {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), "GET", url+"/v1/generators/order/range?count=1", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -220,11 +229,18 @@ func storeIDOf(t *testing.T, url string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
+	var r struct {
+		Start int64 `json:"start,string"`
+		End   int64 `json:"end,string"`
+	}
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET range of %s: %s", url, resp.Status)
 	}
-	return resp.Header.Get("Cosid-Store-Id")
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatalf("GET range of %s: %v", url, err)
+	}
+	return [2]int64{r.Start, r.End}, resp.Header.Get("Cosid-Store-Id")
 }
 
 func interpreter(t *testing.T, name string) string {

@@ -1,11 +1,8 @@
 package clients_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
-	"strings"
 	"testing"
 	"time"
 )
@@ -24,7 +21,8 @@ func TestReadRanges_NodeClient_CostsWhatItAsked(t *testing.T) {
 	srv := startServeOn(t, fmt.Sprintf("readranges_%d_%d", os.Getpid(), time.Now().UnixNano()),
 		"{ type: sql, driver: sqlite, dsn: cosid.db, options: { initSchema: true } }")
 	const size, ahead, read = 100, 4, 10
-	base := takeRange(t, srv.URL)[1]
+	first, _ := takeRange(t, srv.URL)
+	base := first[1]
 
 	d := startDriverEnv(t, client{name: "Node", driver: "readranges.mjs"}, interp, []string{srv.grpcURL}, 0, 0,
 		fmt.Sprintf("COSID_SIZE=%d", size), fmt.Sprintf("COSID_AHEAD=%d", ahead), fmt.Sprintf("COSID_READ=%d", read))
@@ -44,7 +42,7 @@ func TestReadRanges_NodeClient_CostsWhatItAsked(t *testing.T) {
 		t.Fatalf("the loader ended before it printed %q", want)
 	}
 	readUntil("pause")
-	probe := takeRange(t, srv.URL)
+	probe, _ := takeRange(t, srv.URL)
 	if lo, hi := base+read*size, base+(read+ahead)*size; probe[0] < lo || probe[0] > hi {
 		t.Fatalf("with %d ranges of %d read and %d more asked, the next range starts at %d; want %d to %d: the stream reserved %d ranges it was not asked for",
 			read, size, ahead, probe[0], lo, hi, (probe[0]-hi)/size)
@@ -63,30 +61,4 @@ func TestReadRanges_NodeClient_CostsWhatItAsked(t *testing.T) {
 		}
 	}
 	t.Logf("%d ranges read, %d asked ahead at the pause; the probe started at %d, %d ranges after the stream's first", read, ahead, probe[0], (probe[0]-base)/size)
-}
-
-// takeRange takes a range of one id of order from the server at url: [start, end).
-func takeRange(t *testing.T, url string) [2]int64 {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), "GET", url+"/v1/generators/order/range?count=1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var r struct {
-		Start int64 `json:"start,string"`
-		End   int64 `json:"end,string"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET range of %s: %s, %v", url, resp.Status, err)
-	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		t.Fatalf("GET range of %s: %s", url, resp.Header.Get("Content-Type"))
-	}
-	return [2]int64{r.Start, r.End}
 }

@@ -376,137 +376,6 @@ func (x *StreamRangesResponse) GetEnd() int64 {
 	return 0
 }
 
-// ReadRangesRequest is a message of a ReadRanges client. The first names the
-// generator, its key and the size of the ranges; the later ones leave them empty
-// and ask for more ranges.
-type ReadRangesRequest struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The generator's name, in the first message only.
-	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// The key of a keyed generator, in the first message only; empty for a plain one.
-	Key string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	// The ids of each range, in the first message only: 1 to the server's cap
-	// (1,048,576).
-	Size int64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
-	// How many more ranges to send: 0 or more in the first message, at least 1 in a
-	// later one; the ranges asked and not yet sent are at most the server's cap
-	// (1,024), a bulk loader's whole read-ahead.
-	Want          int64 `protobuf:"varint,4,opt,name=want,proto3" json:"want,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ReadRangesRequest) Reset() {
-	*x = ReadRangesRequest{}
-	mi := &file_cosid_v1_ids_proto_msgTypes[6]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ReadRangesRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ReadRangesRequest) ProtoMessage() {}
-
-func (x *ReadRangesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_ids_proto_msgTypes[6]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ReadRangesRequest.ProtoReflect.Descriptor instead.
-func (*ReadRangesRequest) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{6}
-}
-
-func (x *ReadRangesRequest) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *ReadRangesRequest) GetKey() string {
-	if x != nil {
-		return x.Key
-	}
-	return ""
-}
-
-func (x *ReadRangesRequest) GetSize() int64 {
-	if x != nil {
-		return x.Size
-	}
-	return 0
-}
-
-func (x *ReadRangesRequest) GetWant() int64 {
-	if x != nil {
-		return x.Want
-	}
-	return 0
-}
-
-// ReadRangesResponse is one range of ids [start, end).
-type ReadRangesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Start         int64                  `protobuf:"varint,1,opt,name=start,proto3" json:"start,omitempty"`
-	End           int64                  `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ReadRangesResponse) Reset() {
-	*x = ReadRangesResponse{}
-	mi := &file_cosid_v1_ids_proto_msgTypes[7]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ReadRangesResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ReadRangesResponse) ProtoMessage() {}
-
-func (x *ReadRangesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_ids_proto_msgTypes[7]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ReadRangesResponse.ProtoReflect.Descriptor instead.
-func (*ReadRangesResponse) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{7}
-}
-
-func (x *ReadRangesResponse) GetStart() int64 {
-	if x != nil {
-		return x.Start
-	}
-	return 0
-}
-
-func (x *ReadRangesResponse) GetEnd() int64 {
-	if x != nil {
-		return x.End
-	}
-	return 0
-}
-
 // DecodeRequest asks what an id holds.
 type DecodeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -519,7 +388,7 @@ type DecodeRequest struct {
 
 func (x *DecodeRequest) Reset() {
 	*x = DecodeRequest{}
-	mi := &file_cosid_v1_ids_proto_msgTypes[8]
+	mi := &file_cosid_v1_ids_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -531,7 +400,7 @@ func (x *DecodeRequest) String() string {
 func (*DecodeRequest) ProtoMessage() {}
 
 func (x *DecodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_ids_proto_msgTypes[8]
+	mi := &file_cosid_v1_ids_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -544,7 +413,7 @@ func (x *DecodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecodeRequest.ProtoReflect.Descriptor instead.
 func (*DecodeRequest) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{8}
+	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DecodeRequest) GetName() string {
@@ -576,7 +445,7 @@ type DecodeResponse struct {
 
 func (x *DecodeResponse) Reset() {
 	*x = DecodeResponse{}
-	mi := &file_cosid_v1_ids_proto_msgTypes[9]
+	mi := &file_cosid_v1_ids_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -588,7 +457,7 @@ func (x *DecodeResponse) String() string {
 func (*DecodeResponse) ProtoMessage() {}
 
 func (x *DecodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_ids_proto_msgTypes[9]
+	mi := &file_cosid_v1_ids_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -601,7 +470,7 @@ func (x *DecodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecodeResponse.ProtoReflect.Descriptor instead.
 func (*DecodeResponse) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{9}
+	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DecodeResponse) GetValue() int64 {
@@ -648,7 +517,7 @@ type ListGeneratorsRequest struct {
 
 func (x *ListGeneratorsRequest) Reset() {
 	*x = ListGeneratorsRequest{}
-	mi := &file_cosid_v1_ids_proto_msgTypes[10]
+	mi := &file_cosid_v1_ids_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -660,7 +529,7 @@ func (x *ListGeneratorsRequest) String() string {
 func (*ListGeneratorsRequest) ProtoMessage() {}
 
 func (x *ListGeneratorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_ids_proto_msgTypes[10]
+	mi := &file_cosid_v1_ids_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -673,7 +542,7 @@ func (x *ListGeneratorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGeneratorsRequest.ProtoReflect.Descriptor instead.
 func (*ListGeneratorsRequest) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{10}
+	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{8}
 }
 
 // ListGeneratorsResponse lists them, in the configuration's order.
@@ -686,7 +555,7 @@ type ListGeneratorsResponse struct {
 
 func (x *ListGeneratorsResponse) Reset() {
 	*x = ListGeneratorsResponse{}
-	mi := &file_cosid_v1_ids_proto_msgTypes[11]
+	mi := &file_cosid_v1_ids_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -698,7 +567,7 @@ func (x *ListGeneratorsResponse) String() string {
 func (*ListGeneratorsResponse) ProtoMessage() {}
 
 func (x *ListGeneratorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_ids_proto_msgTypes[11]
+	mi := &file_cosid_v1_ids_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -711,7 +580,7 @@ func (x *ListGeneratorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGeneratorsResponse.ProtoReflect.Descriptor instead.
 func (*ListGeneratorsResponse) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{11}
+	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListGeneratorsResponse) GetGenerators() []*Generator {
@@ -743,7 +612,7 @@ type Generator struct {
 
 func (x *Generator) Reset() {
 	*x = Generator{}
-	mi := &file_cosid_v1_ids_proto_msgTypes[12]
+	mi := &file_cosid_v1_ids_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -755,7 +624,7 @@ func (x *Generator) String() string {
 func (*Generator) ProtoMessage() {}
 
 func (x *Generator) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_ids_proto_msgTypes[12]
+	mi := &file_cosid_v1_ids_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -768,7 +637,7 @@ func (x *Generator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Generator.ProtoReflect.Descriptor instead.
 func (*Generator) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{12}
+	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Generator) GetName() string {
@@ -833,7 +702,7 @@ type ErrorInfo struct {
 
 func (x *ErrorInfo) Reset() {
 	*x = ErrorInfo{}
-	mi := &file_cosid_v1_ids_proto_msgTypes[13]
+	mi := &file_cosid_v1_ids_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -845,7 +714,7 @@ func (x *ErrorInfo) String() string {
 func (*ErrorInfo) ProtoMessage() {}
 
 func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cosid_v1_ids_proto_msgTypes[13]
+	mi := &file_cosid_v1_ids_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -858,7 +727,7 @@ func (x *ErrorInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorInfo.ProtoReflect.Descriptor instead.
 func (*ErrorInfo) Descriptor() ([]byte, []int) {
-	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{13}
+	return file_cosid_v1_ids_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ErrorInfo) GetCode() string {
@@ -872,7 +741,7 @@ var File_cosid_v1_ids_proto protoreflect.FileDescriptor
 
 const file_cosid_v1_ids_proto_rawDesc = "" +
 	"\n" +
-	"\x12cosid/v1/ids.proto\x12\bcosid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"I\n" +
+	"\x12cosid/v1/ids.proto\x12\bcosid.v1\x1a\x1acosid/v1/read_ranges.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"I\n" +
 	"\vNextRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
@@ -893,14 +762,6 @@ const file_cosid_v1_ids_proto_rawDesc = "" +
 	"\n" +
 	"max_ranges\x18\x04 \x01(\x03R\tmaxRanges\">\n" +
 	"\x14StreamRangesResponse\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\x03R\x05start\x12\x10\n" +
-	"\x03end\x18\x02 \x01(\x03R\x03end\"a\n" +
-	"\x11ReadRangesRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\x12\x12\n" +
-	"\x04want\x18\x04 \x01(\x03R\x04want\"<\n" +
-	"\x12ReadRangesResponse\x12\x14\n" +
 	"\x05start\x18\x01 \x01(\x03R\x05start\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\"7\n" +
 	"\rDecodeRequest\x12\x12\n" +
@@ -953,7 +814,7 @@ func file_cosid_v1_ids_proto_rawDescGZIP() []byte {
 	return file_cosid_v1_ids_proto_rawDescData
 }
 
-var file_cosid_v1_ids_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_cosid_v1_ids_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_cosid_v1_ids_proto_goTypes = []any{
 	(*NextRequest)(nil),            // 0: cosid.v1.NextRequest
 	(*NextResponse)(nil),           // 1: cosid.v1.NextResponse
@@ -961,31 +822,31 @@ var file_cosid_v1_ids_proto_goTypes = []any{
 	(*NextRangeResponse)(nil),      // 3: cosid.v1.NextRangeResponse
 	(*StreamRangesRequest)(nil),    // 4: cosid.v1.StreamRangesRequest
 	(*StreamRangesResponse)(nil),   // 5: cosid.v1.StreamRangesResponse
-	(*ReadRangesRequest)(nil),      // 6: cosid.v1.ReadRangesRequest
-	(*ReadRangesResponse)(nil),     // 7: cosid.v1.ReadRangesResponse
-	(*DecodeRequest)(nil),          // 8: cosid.v1.DecodeRequest
-	(*DecodeResponse)(nil),         // 9: cosid.v1.DecodeResponse
-	(*ListGeneratorsRequest)(nil),  // 10: cosid.v1.ListGeneratorsRequest
-	(*ListGeneratorsResponse)(nil), // 11: cosid.v1.ListGeneratorsResponse
-	(*Generator)(nil),              // 12: cosid.v1.Generator
-	(*ErrorInfo)(nil),              // 13: cosid.v1.ErrorInfo
-	(*timestamppb.Timestamp)(nil),  // 14: google.protobuf.Timestamp
+	(*DecodeRequest)(nil),          // 6: cosid.v1.DecodeRequest
+	(*DecodeResponse)(nil),         // 7: cosid.v1.DecodeResponse
+	(*ListGeneratorsRequest)(nil),  // 8: cosid.v1.ListGeneratorsRequest
+	(*ListGeneratorsResponse)(nil), // 9: cosid.v1.ListGeneratorsResponse
+	(*Generator)(nil),              // 10: cosid.v1.Generator
+	(*ErrorInfo)(nil),              // 11: cosid.v1.ErrorInfo
+	(*timestamppb.Timestamp)(nil),  // 12: google.protobuf.Timestamp
+	(*ReadRangesRequest)(nil),      // 13: cosid.v1.ReadRangesRequest
+	(*ReadRangesResponse)(nil),     // 14: cosid.v1.ReadRangesResponse
 }
 var file_cosid_v1_ids_proto_depIdxs = []int32{
-	14, // 0: cosid.v1.DecodeResponse.time:type_name -> google.protobuf.Timestamp
-	12, // 1: cosid.v1.ListGeneratorsResponse.generators:type_name -> cosid.v1.Generator
+	12, // 0: cosid.v1.DecodeResponse.time:type_name -> google.protobuf.Timestamp
+	10, // 1: cosid.v1.ListGeneratorsResponse.generators:type_name -> cosid.v1.Generator
 	0,  // 2: cosid.v1.IdService.Next:input_type -> cosid.v1.NextRequest
 	2,  // 3: cosid.v1.IdService.NextRange:input_type -> cosid.v1.NextRangeRequest
 	4,  // 4: cosid.v1.IdService.StreamRanges:input_type -> cosid.v1.StreamRangesRequest
-	6,  // 5: cosid.v1.IdService.ReadRanges:input_type -> cosid.v1.ReadRangesRequest
-	8,  // 6: cosid.v1.IdService.Decode:input_type -> cosid.v1.DecodeRequest
-	10, // 7: cosid.v1.IdService.ListGenerators:input_type -> cosid.v1.ListGeneratorsRequest
+	13, // 5: cosid.v1.IdService.ReadRanges:input_type -> cosid.v1.ReadRangesRequest
+	6,  // 6: cosid.v1.IdService.Decode:input_type -> cosid.v1.DecodeRequest
+	8,  // 7: cosid.v1.IdService.ListGenerators:input_type -> cosid.v1.ListGeneratorsRequest
 	1,  // 8: cosid.v1.IdService.Next:output_type -> cosid.v1.NextResponse
 	3,  // 9: cosid.v1.IdService.NextRange:output_type -> cosid.v1.NextRangeResponse
 	5,  // 10: cosid.v1.IdService.StreamRanges:output_type -> cosid.v1.StreamRangesResponse
-	7,  // 11: cosid.v1.IdService.ReadRanges:output_type -> cosid.v1.ReadRangesResponse
-	9,  // 12: cosid.v1.IdService.Decode:output_type -> cosid.v1.DecodeResponse
-	11, // 13: cosid.v1.IdService.ListGenerators:output_type -> cosid.v1.ListGeneratorsResponse
+	14, // 11: cosid.v1.IdService.ReadRanges:output_type -> cosid.v1.ReadRangesResponse
+	7,  // 12: cosid.v1.IdService.Decode:output_type -> cosid.v1.DecodeResponse
+	9,  // 13: cosid.v1.IdService.ListGenerators:output_type -> cosid.v1.ListGeneratorsResponse
 	8,  // [8:14] is the sub-list for method output_type
 	2,  // [2:8] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
@@ -998,15 +859,16 @@ func file_cosid_v1_ids_proto_init() {
 	if File_cosid_v1_ids_proto != nil {
 		return
 	}
-	file_cosid_v1_ids_proto_msgTypes[9].OneofWrappers = []any{}
-	file_cosid_v1_ids_proto_msgTypes[12].OneofWrappers = []any{}
+	file_cosid_v1_read_ranges_proto_init()
+	file_cosid_v1_ids_proto_msgTypes[7].OneofWrappers = []any{}
+	file_cosid_v1_ids_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cosid_v1_ids_proto_rawDesc), len(file_cosid_v1_ids_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -9,6 +9,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { ReadRangesRequestSchema, ReadRangesResponseSchema } from "./read_ranges_pb.js";
 
 /**
  * Describes the file cosid/v1/ids.proto.
@@ -183,75 +184,6 @@ export declare type StreamRangesResponse = Message<"cosid.v1.StreamRangesRespons
  * Use `create(StreamRangesResponseSchema)` to create a new message.
  */
 export declare const StreamRangesResponseSchema: GenMessage<StreamRangesResponse>;
-
-/**
- * ReadRangesRequest is a message of a ReadRanges client. The first names the
- * generator, its key and the size of the ranges; the later ones leave them empty
- * and ask for more ranges.
- *
- * @generated from message cosid.v1.ReadRangesRequest
- */
-export declare type ReadRangesRequest = Message<"cosid.v1.ReadRangesRequest"> & {
-  /**
-   * The generator's name, in the first message only.
-   *
-   * @generated from field: string name = 1;
-   */
-  name: string;
-
-  /**
-   * The key of a keyed generator, in the first message only; empty for a plain one.
-   *
-   * @generated from field: string key = 2;
-   */
-  key: string;
-
-  /**
-   * The ids of each range, in the first message only: 1 to the server's cap
-   * (1,048,576).
-   *
-   * @generated from field: int64 size = 3;
-   */
-  size: bigint;
-
-  /**
-   * How many more ranges to send: 0 or more in the first message, at least 1 in a
-   * later one; the ranges asked and not yet sent are at most the server's cap
-   * (1,024), a bulk loader's whole read-ahead.
-   *
-   * @generated from field: int64 want = 4;
-   */
-  want: bigint;
-};
-
-/**
- * Describes the message cosid.v1.ReadRangesRequest.
- * Use `create(ReadRangesRequestSchema)` to create a new message.
- */
-export declare const ReadRangesRequestSchema: GenMessage<ReadRangesRequest>;
-
-/**
- * ReadRangesResponse is one range of ids [start, end).
- *
- * @generated from message cosid.v1.ReadRangesResponse
- */
-export declare type ReadRangesResponse = Message<"cosid.v1.ReadRangesResponse"> & {
-  /**
-   * @generated from field: int64 start = 1;
-   */
-  start: bigint;
-
-  /**
-   * @generated from field: int64 end = 2;
-   */
-  end: bigint;
-};
-
-/**
- * Describes the message cosid.v1.ReadRangesResponse.
- * Use `create(ReadRangesResponseSchema)` to create a new message.
- */
-export declare const ReadRangesResponseSchema: GenMessage<ReadRangesResponse>;
 
 /**
  * DecodeRequest asks what an id holds.

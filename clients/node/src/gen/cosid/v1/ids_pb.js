@@ -7,13 +7,14 @@
 /* eslint-disable */
 
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_cosid_v1_read_ranges } from "./read_ranges_pb.js";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file cosid/v1/ids.proto.
  */
 export const file_cosid_v1_ids = /*@__PURE__*/
-  fileDesc("ChJjb3NpZC92MS9pZHMucHJvdG8SCGNvc2lkLnYxIjcKC05leHRSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDa2V5GAIgASgJEg0KBWNvdW50GAMgASgDIhsKDE5leHRSZXNwb25zZRILCgNpZHMYASADKAkiPAoQTmV4dFJhbmdlUmVxdWVzdBIMCgRuYW1lGAEgASgJEgsKA2tleRgCIAEoCRINCgVjb3VudBgDIAEoAyIvChFOZXh0UmFuZ2VSZXNwb25zZRINCgVzdGFydBgBIAEoAxILCgNlbmQYAiABKAMiUgoTU3RyZWFtUmFuZ2VzUmVxdWVzdBIMCgRuYW1lGAEgASgJEgsKA2tleRgCIAEoCRIMCgRzaXplGAMgASgDEhIKCm1heF9yYW5nZXMYBCABKAMiMgoUU3RyZWFtUmFuZ2VzUmVzcG9uc2USDQoFc3RhcnQYASABKAMSCwoDZW5kGAIgASgDIkoKEVJlYWRSYW5nZXNSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDa2V5GAIgASgJEgwKBHNpemUYAyABKAMSDAoEd2FudBgEIAEoAyIwChJSZWFkUmFuZ2VzUmVzcG9uc2USDQoFc3RhcnQYASABKAMSCwoDZW5kGAIgASgDIisKDURlY29kZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgR0ZXh0GAIgASgJIp8BCg5EZWNvZGVSZXNwb25zZRINCgV2YWx1ZRgBIAEoAxIOCgZwZXJpb2QYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoHbWFjaGluZRgEIAEoBUgAiAEBEhUKCHNlcXVlbmNlGAUgASgFSAGIAQFCCgoIX21hY2hpbmVCCwoJX3NlcXVlbmNlIhcKFUxpc3RHZW5lcmF0b3JzUmVxdWVzdCJBChZMaXN0R2VuZXJhdG9yc1Jlc3BvbnNlEicKCmdlbmVyYXRvcnMYASADKAsyEy5jb3NpZC52MS5HZW5lcmF0b3IiiwEKCUdlbmVyYXRvchIMCgRuYW1lGAEgASgJEhAKCHN0cmF0ZWd5GAIgASgJEgsKA2tleRgDIAEoCRINCgVzdG9yZRgEIAEoCRINCgVzdGF0ZRgFIAEoCRINCgVrZXllZBgGIAEoCBIWCglsaXZlX2tleXMYByABKANIAIgBAUIMCgpfbGl2ZV9rZXlzIhkKCUVycm9ySW5mbxIMCgRjb2RlGAEgASgJMsIDCglJZFNlcnZpY2USNQoETmV4dBIVLmNvc2lkLnYxLk5leHRSZXF1ZXN0GhYuY29zaWQudjEuTmV4dFJlc3BvbnNlEkQKCU5leHRSYW5nZRIaLmNvc2lkLnYxLk5leHRSYW5nZVJlcXVlc3QaGy5jb3NpZC52MS5OZXh0UmFuZ2VSZXNwb25zZRJPCgxTdHJlYW1SYW5nZXMSHS5jb3NpZC52MS5TdHJlYW1SYW5nZXNSZXF1ZXN0Gh4uY29zaWQudjEuU3RyZWFtUmFuZ2VzUmVzcG9uc2UwARJLCgpSZWFkUmFuZ2VzEhsuY29zaWQudjEuUmVhZFJhbmdlc1JlcXVlc3QaHC5jb3NpZC52MS5SZWFkUmFuZ2VzUmVzcG9uc2UoATABEkAKBkRlY29kZRIXLmNvc2lkLnYxLkRlY29kZVJlcXVlc3QaGC5jb3NpZC52MS5EZWNvZGVSZXNwb25zZSIDkAIBElgKDkxpc3RHZW5lcmF0b3JzEh8uY29zaWQudjEuTGlzdEdlbmVyYXRvcnNSZXF1ZXN0GiAuY29zaWQudjEuTGlzdEdlbmVyYXRvcnNSZXNwb25zZSIDkAIBQjJaMGdpdGh1Yi5jb20vY29zaWQtZ28vY29zaWQvcHJvdG8vY29zaWQvdjE7Y29zaWR2MWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChJjb3NpZC92MS9pZHMucHJvdG8SCGNvc2lkLnYxIjcKC05leHRSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDa2V5GAIgASgJEg0KBWNvdW50GAMgASgDIhsKDE5leHRSZXNwb25zZRILCgNpZHMYASADKAkiPAoQTmV4dFJhbmdlUmVxdWVzdBIMCgRuYW1lGAEgASgJEgsKA2tleRgCIAEoCRINCgVjb3VudBgDIAEoAyIvChFOZXh0UmFuZ2VSZXNwb25zZRINCgVzdGFydBgBIAEoAxILCgNlbmQYAiABKAMiUgoTU3RyZWFtUmFuZ2VzUmVxdWVzdBIMCgRuYW1lGAEgASgJEgsKA2tleRgCIAEoCRIMCgRzaXplGAMgASgDEhIKCm1heF9yYW5nZXMYBCABKAMiMgoUU3RyZWFtUmFuZ2VzUmVzcG9uc2USDQoFc3RhcnQYASABKAMSCwoDZW5kGAIgASgDIisKDURlY29kZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgR0ZXh0GAIgASgJIp8BCg5EZWNvZGVSZXNwb25zZRINCgV2YWx1ZRgBIAEoAxIOCgZwZXJpb2QYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoHbWFjaGluZRgEIAEoBUgAiAEBEhUKCHNlcXVlbmNlGAUgASgFSAGIAQFCCgoIX21hY2hpbmVCCwoJX3NlcXVlbmNlIhcKFUxpc3RHZW5lcmF0b3JzUmVxdWVzdCJBChZMaXN0R2VuZXJhdG9yc1Jlc3BvbnNlEicKCmdlbmVyYXRvcnMYASADKAsyEy5jb3NpZC52MS5HZW5lcmF0b3IiiwEKCUdlbmVyYXRvchIMCgRuYW1lGAEgASgJEhAKCHN0cmF0ZWd5GAIgASgJEgsKA2tleRgDIAEoCRINCgVzdG9yZRgEIAEoCRINCgVzdGF0ZRgFIAEoCRINCgVrZXllZBgGIAEoCBIWCglsaXZlX2tleXMYByABKANIAIgBAUIMCgpfbGl2ZV9rZXlzIhkKCUVycm9ySW5mbxIMCgRjb2RlGAEgASgJMsIDCglJZFNlcnZpY2USNQoETmV4dBIVLmNvc2lkLnYxLk5leHRSZXF1ZXN0GhYuY29zaWQudjEuTmV4dFJlc3BvbnNlEkQKCU5leHRSYW5nZRIaLmNvc2lkLnYxLk5leHRSYW5nZVJlcXVlc3QaGy5jb3NpZC52MS5OZXh0UmFuZ2VSZXNwb25zZRJPCgxTdHJlYW1SYW5nZXMSHS5jb3NpZC52MS5TdHJlYW1SYW5nZXNSZXF1ZXN0Gh4uY29zaWQudjEuU3RyZWFtUmFuZ2VzUmVzcG9uc2UwARJLCgpSZWFkUmFuZ2VzEhsuY29zaWQudjEuUmVhZFJhbmdlc1JlcXVlc3QaHC5jb3NpZC52MS5SZWFkUmFuZ2VzUmVzcG9uc2UoATABEkAKBkRlY29kZRIXLmNvc2lkLnYxLkRlY29kZVJlcXVlc3QaGC5jb3NpZC52MS5EZWNvZGVSZXNwb25zZSIDkAIBElgKDkxpc3RHZW5lcmF0b3JzEh8uY29zaWQudjEuTGlzdEdlbmVyYXRvcnNSZXF1ZXN0GiAuY29zaWQudjEuTGlzdEdlbmVyYXRvcnNSZXNwb25zZSIDkAIBQjJaMGdpdGh1Yi5jb20vY29zaWQtZ28vY29zaWQvcHJvdG8vY29zaWQvdjE7Y29zaWR2MWIGcHJvdG8z", [file_cosid_v1_read_ranges, file_google_protobuf_timestamp]);
 
 /**
  * Describes the message cosid.v1.NextRequest.
@@ -58,60 +59,46 @@ export const StreamRangesResponseSchema = /*@__PURE__*/
   messageDesc(file_cosid_v1_ids, 5);
 
 /**
- * Describes the message cosid.v1.ReadRangesRequest.
- * Use `create(ReadRangesRequestSchema)` to create a new message.
- */
-export const ReadRangesRequestSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_ids, 6);
-
-/**
- * Describes the message cosid.v1.ReadRangesResponse.
- * Use `create(ReadRangesResponseSchema)` to create a new message.
- */
-export const ReadRangesResponseSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_ids, 7);
-
-/**
  * Describes the message cosid.v1.DecodeRequest.
  * Use `create(DecodeRequestSchema)` to create a new message.
  */
 export const DecodeRequestSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_ids, 8);
+  messageDesc(file_cosid_v1_ids, 6);
 
 /**
  * Describes the message cosid.v1.DecodeResponse.
  * Use `create(DecodeResponseSchema)` to create a new message.
  */
 export const DecodeResponseSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_ids, 9);
+  messageDesc(file_cosid_v1_ids, 7);
 
 /**
  * Describes the message cosid.v1.ListGeneratorsRequest.
  * Use `create(ListGeneratorsRequestSchema)` to create a new message.
  */
 export const ListGeneratorsRequestSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_ids, 10);
+  messageDesc(file_cosid_v1_ids, 8);
 
 /**
  * Describes the message cosid.v1.ListGeneratorsResponse.
  * Use `create(ListGeneratorsResponseSchema)` to create a new message.
  */
 export const ListGeneratorsResponseSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_ids, 11);
+  messageDesc(file_cosid_v1_ids, 9);
 
 /**
  * Describes the message cosid.v1.Generator.
  * Use `create(GeneratorSchema)` to create a new message.
  */
 export const GeneratorSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_ids, 12);
+  messageDesc(file_cosid_v1_ids, 10);
 
 /**
  * Describes the message cosid.v1.ErrorInfo.
  * Use `create(ErrorInfoSchema)` to create a new message.
  */
 export const ErrorInfoSchema = /*@__PURE__*/
-  messageDesc(file_cosid_v1_ids, 13);
+  messageDesc(file_cosid_v1_ids, 11);
 
 /**
  * IdService hands out the ids of the server's generators, as /v1/generators does.
